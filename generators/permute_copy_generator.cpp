@@ -1,0 +1,54 @@
+// The one kernel: a 6-D permuted copy, out(x0..x5) = in(x0..x5).
+//
+// Every SpaceToDepth / DepthToSpace variant (op x order x layout x block x strides) is a permutation
+// of a 6-D view of the two tensors. The runtime (runtime/view.cpp) builds those views as strided
+// buffers and normalises them, so the permutation is carried entirely by the strides the caller
+// passes in; the algorithm here is just "copy element x from in to out". The per-target
+// schedules in schedules/ specialise it on the stride patterns that matter (contiguous runs,
+// interleave, deinterleave, transpose), which is where all the speed comes from.
+//
+// The element type is set per library (input.type=uint8|uint16|uint32|uint64): the op only moves
+// bits, so one kernel per element width serves every dtype.
+#include "Halide.h"
+
+#include "schedules/permute_copy_schedule.h"
+
+namespace spacedepth {
+
+using namespace Halide;
+
+class PermuteCopy : public Generator<PermuteCopy> {
+public:
+    // When false the kernel runs serially in the caller's thread and never touches the thread
+    // pool: small tensors, and callers that bring their own pool (threads = 1).
+    Input<Buffer<void, kRank>> input{"input"};
+    Input<bool> parallel{"parallel"};
+    Output<Buffer<void, kRank>> output{"output"};
+
+    void generate() {
+        std::vector<Var> x;
+        for (int i = 0; i < kRank; i++) {
+            x.emplace_back("x" + std::to_string(i));
+        }
+
+        /* THE ALGORITHM */
+        output(x) = input(x);
+
+        // Views start at 0 and may have any stride in any dimension: the runtime sorts the
+        // dimensions by output stride, so dim 0 is usually, but not always, dense.
+        for (int i = 0; i < kRank; i++) {
+            input.dim(i).set_min(0);
+            output.dim(i).set_min(0);
+        }
+        input.dim(0).set_stride(Expr());
+        output.dim(0).set_stride(Expr());
+
+        /* THE SCHEDULE (schedules/, one file per target family) */
+        PermuteCopyHandles h{output, input, output, parallel, x};
+        apply_permute_copy_schedule(h, get_target());
+    }
+};
+
+}  // namespace spacedepth
+
+HALIDE_REGISTER_GENERATOR(spacedepth::PermuteCopy, permute_copy)

@@ -1,0 +1,96 @@
+// spacedepth: SpaceToDepth and DepthToSpace kernels. The C++17 API.
+//
+//   #include <spacedepth/spacedepth.h>
+//   std::vector<float> x(1 * 4 * 4 * 1), y(1 * 2 * 2 * 4);
+//   auto in  = spacedepth::Tensor::dense(x.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 1, 4, 4});
+//   auto out = spacedepth::Tensor::dense(y.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 4, 2, 2});
+//   spacedepth::Status s = spacedepth::space_to_depth(in, out, 2);
+//   if (!s.ok()) std::cerr << s.message() << "\n";
+//
+// Dims are always logical (N, C, H, W), whatever the memory layout. Nothing here throws.
+#pragma once
+
+#include "spacedepth/spacedepth_c.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace spacedepth {
+
+enum class Op : int { SpaceToDepth = SD_SPACE_TO_DEPTH, DepthToSpace = SD_DEPTH_TO_SPACE };
+enum class Order : int { DCR = SD_ORDER_DCR, CRD = SD_ORDER_CRD };
+enum class Layout : int { NHWC = SD_LAYOUT_NHWC, NCHW = SD_LAYOUT_NCHW, NCHW_VECT_C = SD_LAYOUT_NCHW_VECT_C };
+enum class DType : int {
+    Bool = SD_BOOL, Int8 = SD_INT8, UInt8 = SD_UINT8, QInt8 = SD_QINT8, QUInt8 = SD_QUINT8,
+    Int16 = SD_INT16, UInt16 = SD_UINT16, Float16 = SD_FLOAT16, BFloat16 = SD_BFLOAT16,
+    Int32 = SD_INT32, UInt32 = SD_UINT32, Float32 = SD_FLOAT32, QInt32 = SD_QINT32,
+    Int64 = SD_INT64, UInt64 = SD_UINT64, Float64 = SD_FLOAT64, Complex64 = SD_COMPLEX64,
+    Complex128 = SD_COMPLEX128,
+};
+
+using Dims = std::array<int64_t, 4>;  // N, C, H, W
+
+struct Tensor {
+    void *data = nullptr;
+    DType dtype = DType::Float32;
+    Layout layout = Layout::NHWC;
+    Dims dims{};     // N, C, H, W
+    Dims strides{};  // elements per step along N, C, H, W (NCHW_VECT_C: C steps a group of 4)
+
+    // A dense tensor: the strides its layout implies. A size that overflows gives strides that
+    // validation rejects with an overflow error.
+    static Tensor dense(void *data, DType dtype, Layout layout, const Dims &dims);
+};
+
+struct Block {
+    int64_t h = 1, w = 1;
+    Block(int64_t b) : h(b), w(b) {}  // NOLINT: a square block converts implicitly
+    Block(int64_t bh, int64_t bw) : h(bh), w(bw) {}
+};
+
+struct Params {
+    Op op = Op::SpaceToDepth;
+    Block block = 2;
+    Order order = Order::DCR;
+    int threads = 0;  // 0: the library setting; 1: the caller's thread only; N: up to N threads
+};
+
+class Status {
+public:
+    Status() = default;
+    Status(sd_status code, std::string message) : code_(code), message_(std::move(message)) {}
+    bool ok() const { return code_ == SD_OK; }
+    sd_status code() const { return code_; }
+    const std::string &message() const { return message_; }
+
+private:
+    sd_status code_ = SD_OK;
+    std::string message_;
+};
+
+// The output dims (N, C, H, W) that params imply for input dims, or an error.
+Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims);
+
+Status run(const Params &params, const Tensor &in, const Tensor &out);
+Status space_to_depth(const Tensor &in, const Tensor &out, Block block, Order order = Order::DCR, int threads = 0);
+Status depth_to_space(const Tensor &in, const Tensor &out, Block block, Order order = Order::DCR, int threads = 0);
+
+// Which kernel variant a call would use, in words (for `spacedepth info`), or why it would fail.
+std::string describe_call(const Params &params, const Tensor &in, const Tensor &out);
+
+// What this build contains: version, kernels and their targets, CPU features seen.
+std::string build_info();
+
+void set_num_threads(int threads);  // process-wide; 0 = one per core
+int num_threads();
+
+int dtype_size(DType dtype);
+const char *dtype_name(DType dtype);
+bool dtype_from_name(const std::string &name, DType *dtype);
+const char *op_name(Op op);
+const char *order_name(Order order);
+const char *layout_name(Layout layout);
+const char *version();
+
+}  // namespace spacedepth

@@ -1,0 +1,94 @@
+/* spacedepth: SpaceToDepth and DepthToSpace kernels. The plain C API (FFI-friendly).
+ *
+ * Every call returns an sd_status. On failure nothing has been written to the output, and
+ * sd_last_error() returns one line naming the broken rule and the values involved (per thread).
+ * Nothing is thrown across this boundary, and no call aborts the process.
+ */
+#ifndef SPACEDEPTH_C_H
+#define SPACEDEPTH_C_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sd_status {
+    SD_OK = 0,
+    SD_ERROR_INVALID_ARGUMENT = 1, /* an enum out of range, a block < 1, a negative dim or stride */
+    SD_ERROR_SHAPE = 2,            /* divisibility, or an output shape that is not the implied one */
+    SD_ERROR_OVERFLOW = 3,         /* a size or offset does not fit in 64 bits (or in size_t) */
+    SD_ERROR_OVERLAP = 4,          /* input and output memory overlap, or the output aliases itself */
+    SD_ERROR_NULL_DATA = 5,        /* null data pointer with a non-zero size */
+    SD_ERROR_UNSUPPORTED = 6,      /* a valid request this build cannot run */
+    SD_ERROR_KERNEL = 7            /* the Halide kernel reported an error; the message carries it */
+} sd_status;
+
+typedef enum sd_op { SD_SPACE_TO_DEPTH = 0, SD_DEPTH_TO_SPACE = 1 } sd_op;
+
+/* DirectML's DML_DEPTH_SPACE_ORDER. DCR: deep channel (by*bw + bx)*C + c (TensorFlow, ONNX
+ * default). CRD: c*bh*bw + by*bw + bx (PyTorch pixel_shuffle, ONNX mode "CRD"). */
+typedef enum sd_order { SD_ORDER_DCR = 0, SD_ORDER_CRD = 1 } sd_order;
+
+/* NHWC = [N,H,W,C]; NCHW = [N,C,H,W]; NCHW_VECT_C = [N,C/4,H,W,4], 1-byte elements. */
+typedef enum sd_layout { SD_LAYOUT_NHWC = 0, SD_LAYOUT_NCHW = 1, SD_LAYOUT_NCHW_VECT_C = 2 } sd_layout;
+
+typedef enum sd_dtype {
+    SD_BOOL = 0, SD_INT8, SD_UINT8, SD_QINT8, SD_QUINT8,    /* 1 byte  */
+    SD_INT16, SD_UINT16, SD_FLOAT16, SD_BFLOAT16,           /* 2 bytes */
+    SD_INT32, SD_UINT32, SD_FLOAT32, SD_QINT32,             /* 4 bytes */
+    SD_INT64, SD_UINT64, SD_FLOAT64, SD_COMPLEX64,          /* 8 bytes */
+    SD_COMPLEX128,                                          /* 16 bytes */
+    SD_DTYPE_COUNT
+} sd_dtype;
+
+/* A tensor: logical dims (N, C, H, W) whatever the layout, and a stride per logical dim in
+ * elements. For NCHW_VECT_C, strides[1] is the stride between groups of 4 channels, and the 4
+ * channels of a group are adjacent. Strides must be >= 0; sd_tensor_init_dense() fills the
+ * strides of a dense tensor. */
+typedef struct sd_tensor {
+    void *data;
+    sd_dtype dtype;
+    sd_layout layout;
+    int64_t dims[4];    /* N, C, H, W */
+    int64_t strides[4]; /* N, C, H, W, in elements */
+} sd_tensor;
+
+typedef struct sd_params {
+    sd_op op;
+    int64_t block_h; /* >= 1; 1 is the identity copy */
+    int64_t block_w;
+    sd_order order;
+    int threads;     /* 0: the library setting (sd_set_num_threads); 1: the caller's thread only;
+                        N > 1: up to N threads from the process-wide pool */
+} sd_params;
+
+/* Fills t as a dense tensor of the given layout. */
+sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout,
+                               int64_t n, int64_t c, int64_t h, int64_t w);
+
+/* The logical output dims (N, C, H, W) that params imply for an input of in_dims. */
+sd_status sd_output_dims(const sd_params *params, const int64_t in_dims[4], int64_t out_dims[4]);
+
+/* Runs params->op from in to out. Validates everything first (SPEC section 5). */
+sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *out);
+
+/* One line: the rule and the values, of the last failed call on this thread ("" if none). */
+const char *sd_last_error(void);
+
+const char *sd_status_name(sd_status status);
+const char *sd_dtype_name(sd_dtype dtype);     /* "float32", ...; NULL when out of range */
+int sd_dtype_size(sd_dtype dtype);             /* bytes; 0 when out of range */
+sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype);
+
+/* Process-wide thread count for kernels that run in parallel (0 = one per core). */
+sd_status sd_set_num_threads(int threads);
+int sd_get_num_threads(void);
+
+const char *sd_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPACEDEPTH_C_H */

@@ -1,0 +1,169 @@
+// Halide glue: the kernel table, error capture, thread settings, and the loop that runs a Plan.
+#include "runtime/problem.h"
+
+#include "HalideRuntime.h"
+#include "spacedepth_permute_copy_u16.h"
+#include "spacedepth_permute_copy_u32.h"
+#include "spacedepth_permute_copy_u64.h"
+#include "spacedepth_permute_copy_u8.h"
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+// Each call passes its own ErrorSink as Halide's user_context, so messages from concurrent calls
+// never mix. This strong definition replaces the runtime's weak halide_error, whose default
+// prints and then aborts the process (shared/TOOLCHAIN-NOTES.md section 8).
+namespace {
+struct ErrorSink {
+    std::string message;
+};
+thread_local std::string orphan_halide_error;  // messages raised without a user_context
+}  // namespace
+
+extern "C" void halide_error(void *user_context, const char *msg) {
+    std::string &dest = user_context ? static_cast<ErrorSink *>(user_context)->message : orphan_halide_error;
+    dest += msg;
+    while (!dest.empty() && (dest.back() == '\n' || dest.back() == ' ')) {
+        dest.pop_back();
+    }
+}
+
+namespace spacedepth::detail {
+
+namespace {
+
+using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t *);
+
+struct Kernel {
+    int width;
+    const char *name;
+    KernelFn fn;
+};
+
+constexpr Kernel kKernels[] = {
+    {1, "spacedepth_permute_copy_u8", spacedepth_permute_copy_u8},
+    {2, "spacedepth_permute_copy_u16", spacedepth_permute_copy_u16},
+    {4, "spacedepth_permute_copy_u32", spacedepth_permute_copy_u32},
+    {8, "spacedepth_permute_copy_u64", spacedepth_permute_copy_u64},
+};
+
+const Kernel *kernel_for(int width) {
+    for (const Kernel &k : kKernels) {
+        if (k.width == width) {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+std::mutex pool_mutex;
+
+// Halide's pool is process-wide. Grow it when a call asks for more threads than it has.
+void ensure_pool_threads(int threads) {
+    if (threads <= 1) {
+        return;
+    }
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    const int current = halide_set_num_threads(threads);
+    if (current > threads) {
+        halide_set_num_threads(current);  // never shrink what another caller set
+    }
+}
+
+}  // namespace
+
+Status execute(const Problem &p, const Plan &plan) {
+    const Kernel *kernel = kernel_for(plan.width);
+    if (kernel == nullptr) {
+        return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
+    }
+    if (plan.parallel) {
+        ensure_pool_threads(p.threads);
+    }
+
+    halide_dimension_t in_dims[kKernelRank], out_dims[kKernelRank];
+    for (int i = 0; i < kKernelRank; i++) {
+        const bool real = i < static_cast<int>(plan.kernel_dims.size());
+        const ViewDim d = real ? plan.kernel_dims[i] : ViewDim{1, 0, 0};
+        in_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.in_stride));
+        out_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
+    }
+    const halide_type_t type(halide_type_uint, static_cast<uint8_t>(8 * plan.width));
+    uint8_t *const in_base = static_cast<uint8_t *>(p.in.data);
+    uint8_t *const out_base = static_cast<uint8_t *>(p.out.data);
+    const int64_t w = plan.width;
+
+    // Odometer over the loop dims, for every fragment.
+    std::vector<int64_t> index(plan.loop_dims.size(), 0);
+    for (auto [frag_in, frag_out] : plan.fragments) {
+        std::fill(index.begin(), index.end(), 0);
+        while (true) {
+            int64_t in_off = frag_in, out_off = frag_out;
+            for (size_t l = 0; l < plan.loop_dims.size(); l++) {
+                const LoopDim &ld = plan.loop_dims[l];
+                in_off += index[l] * ld.in_stride;
+                out_off += index[l] * ld.out_stride;
+                if (ld.chunked_dim >= 0) {
+                    const int32_t extent = static_cast<int32_t>(std::min(ld.chunk, ld.total - index[l] * ld.chunk));
+                    in_dims[ld.chunked_dim].extent = extent;
+                    out_dims[ld.chunked_dim].extent = extent;
+                }
+            }
+            halide_buffer_t in_buf{}, out_buf{};
+            in_buf.host = in_base + in_off * w;
+            in_buf.type = type;
+            in_buf.dimensions = kKernelRank;
+            in_buf.dim = in_dims;
+            out_buf.host = out_base + out_off * w;
+            out_buf.type = type;
+            out_buf.dimensions = kKernelRank;
+            out_buf.dim = out_dims;
+
+            ErrorSink sink;
+            const int rc = kernel->fn(&sink, &in_buf, plan.parallel, &out_buf);
+            if (rc != 0) {
+                return error(SD_ERROR_KERNEL, std::string("Halide kernel ") + kernel->name + " failed with code " +
+                                                  std::to_string(rc) + ": " + sink.message);
+            }
+
+            size_t l = 0;
+            for (; l < index.size(); l++) {
+                if (++index[l] < plan.loop_dims[l].extent) {
+                    break;
+                }
+                index[l] = 0;
+            }
+            if (l == index.size()) {
+                break;
+            }
+        }
+    }
+    return {};
+}
+
+std::string kernel_names() {
+    std::string names;
+    for (const Kernel &k : kKernels) {
+        names += std::string(names.empty() ? "" : ", ") + k.name;
+    }
+    return names;
+}
+
+}  // namespace spacedepth::detail
+
+namespace spacedepth {
+
+void set_num_threads(int threads) {
+    halide_set_num_threads(threads < 0 ? 0 : threads);
+}
+
+int num_threads() {
+    // halide_set_num_threads returns the previous value; set it back unchanged.
+    std::lock_guard<std::mutex> lock(detail::pool_mutex);
+    const int n = halide_set_num_threads(0);
+    halide_set_num_threads(n);
+    return n;
+}
+
+}  // namespace spacedepth

@@ -1,0 +1,89 @@
+// Internal types shared by validation, the view algebra and the executor.
+#pragma once
+
+#include "spacedepth/spacedepth.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spacedepth::detail {
+
+// A validated call. The "space" tensor is the one with the large spatial dims (S2D input,
+// D2S output); the "deep" tensor has bh*bw times the channels.
+struct Problem {
+    sd_op op;
+    sd_order order;
+    int64_t bh, bw;
+    sd_tensor in, out;
+    const sd_tensor *space() const { return op == SD_SPACE_TO_DEPTH ? &in : &out; }
+    const sd_tensor *deep() const { return op == SD_SPACE_TO_DEPTH ? &out : &in; }
+    int64_t elem_bytes;
+    int64_t bytes;  // bytes of one tensor (input and output are the same size)
+    bool empty;     // some dim is 0: valid, nothing to do
+    int threads;
+};
+
+// The op, order, block and thread rules.
+Status check_params(const sd_params &params);
+// The output dims params imply for in_dims (after check_params): divisibility and overflow rules.
+Status implied_dims(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
+// Checks every rule of SPEC section 5. On success fills *problem.
+Status validate(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Problem *problem);
+
+// One dimension of a copy: out[i * out_stride] = in[i * in_stride], i < extent.
+struct ViewDim {
+    int64_t extent;
+    int64_t in_stride;
+    int64_t out_stride;
+};
+
+// The whole op as a permuted copy: a box of dims, repeated at a list of constant offset pairs
+// (only more than one pair where a layout's index split is not affine; see view.cpp).
+struct View {
+    std::vector<ViewDim> dims;                             // strides in elements
+    std::vector<std::pair<int64_t, int64_t>> fragments;   // (in, out) offsets in elements
+};
+
+View build_view(const Problem &problem);
+
+// A view made ready for the kernels: in units of `width` bytes, at most kKernelRank dims for
+// the kernel, and loop dims the executor runs around it.
+constexpr int kKernelRank = 6;
+constexpr int64_t kMaxKernelExtent = INT32_MAX;  // halide_dimension_t holds int32
+constexpr int64_t kMaxKernelStride = INT32_MAX;
+
+struct LoopDim {
+    int64_t extent;       // iterations
+    int64_t in_stride;    // in `width` units, per iteration
+    int64_t out_stride;
+    int chunked_dim = -1; // >= 0: this loop walks kernel dim chunked_dim in chunks of chunk
+    int64_t chunk = 0;
+    int64_t total = 0;    // the chunked dim's full extent
+};
+
+struct Plan {
+    int width = 1;                       // bytes per kernel element: 1, 2, 4 or 8
+    std::vector<ViewDim> kernel_dims;    // innermost first, in width units
+    std::vector<LoopDim> loop_dims;      // run by the executor, innermost first
+    std::vector<std::pair<int64_t, int64_t>> fragments;  // in width units
+    bool parallel = false;
+};
+
+// Tensors at or above this many bytes may use the thread pool; below it the fork/join costs
+// more than the copy (shared/PERF-NOTES.md: 5-10 us fixed cost vs 3.5 us memcpy at 128 KiB).
+constexpr int64_t kParallelMinBytes = 256 * 1024;
+
+Plan normalize(const Problem &problem, const View &view);
+
+// Runs the plan; Halide errors come back in the status.
+Status execute(const Problem &problem, const Plan &plan);
+
+std::string describe_plan(const Plan &plan);
+
+// Shared formatting for error messages.
+Status error(sd_status code, const std::string &message);
+std::string dims_str(const int64_t dims[4]);
+
+}  // namespace spacedepth::detail

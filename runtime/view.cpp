@@ -1,0 +1,227 @@
+// The index algebra, in one place: every (op, order, input layout, output layout, block,
+// strides) becomes a permuted copy over the digits of the space-side coordinates, and is then
+// normalised into what the kernels run.
+//
+// SPEC section 2: write the large side's coordinates as y = h*bh + by, x = w*bw + bx. The
+// iteration space is the six digits (n, c, h, by, w, bx) with extents (N, Cs, Hd, bh, Wd, bw),
+// where Cs is the small side's channel count and Hd, Wd the deep side's spatial dims. Each
+// tensor maps a digit tuple to a memory offset:
+//   space tensor: (n, c, h*bh + by, w*bw + bx)           affine in every digit
+//   deep tensor:  (n, deep(c, by, bx), h, w)             deep = (by*bw + bx)*Cs + c   (DCR)
+//                                                        deep = c*bh*bw + by*bw + bx  (CRD)
+// so each digit has one stride per tensor, and S2D / D2S differ only in which tensor is read.
+// NCHW_VECT_C stores channel c at (c/4)*stride_C + c%4: the channel digit splits into
+// (cv, ci) = (c/4, c%4), still affine, except for a deep-side NCHW_VECT_C tensor in CRD order,
+// where the deep channel's split does not line up with the digits. There the digits
+// (ci, by, bx) are enumerated as fragments: constant offset pairs around an affine box.
+#include "runtime/checked_math.h"
+#include "runtime/problem.h"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+namespace spacedepth::detail {
+
+namespace {
+
+// One digit of the iteration space: its extent and its stride in the space and deep tensors.
+struct Digit {
+    int64_t extent;
+    int64_t space_stride;
+    int64_t deep_stride;
+};
+
+// Fragments over the non-affine digits: all (space, deep) offset pairs.
+struct FragmentDigit {
+    int64_t extent;
+};
+
+}  // namespace
+
+View build_view(const Problem &p) {
+    const sd_tensor &S = *p.space();
+    const sd_tensor &D = *p.deep();
+    const int64_t bh = p.bh, bw = p.bw, area = bh * bw;
+    const int64_t N = S.dims[0], Cs = S.dims[1];
+    const int64_t Hd = D.dims[2], Wd = D.dims[3];
+    const int64_t sN = S.strides[0], sC = S.strides[1], sH = S.strides[2], sW = S.strides[3];
+    const int64_t dN = D.strides[0], dC = D.strides[1], dH = D.strides[2], dW = D.strides[3];
+    const bool dcr = p.order == SD_ORDER_DCR;
+    const bool space_vect = S.layout == SD_LAYOUT_NCHW_VECT_C;
+    const bool deep_vect = D.layout == SD_LAYOUT_NCHW_VECT_C;
+
+    std::vector<Digit> digits = {
+        {N, sN, dN},
+        {Hd, bh * sH, dH},
+        {Wd, bw * sW, dW},
+    };
+    // Space-side offset of channel digits: c*sC, or for NCHW_VECT_C (c/4)*sC + c%4.
+    // Deep-side offset of deep channel cd: cd*dC, or for NCHW_VECT_C (cd/4)*dC + cd%4.
+    std::vector<std::pair<int64_t, int64_t>> fragments = {{0, 0}};  // (space, deep)
+    if (!space_vect && !deep_vect) {
+        // deep channel = c*cs + by*cby + bx*cbx
+        const int64_t cs = dcr ? 1 : area, cby = dcr ? bw * Cs : bw, cbx = dcr ? Cs : 1;
+        digits.push_back({Cs, sC, cs * dC});
+        digits.push_back({bh, sH, cby * dC});
+        digits.push_back({bw, sW, cbx * dC});
+    } else {
+        // Channel digit split into (cv, ci); validation guarantees Cs % 4 == 0.
+        const int64_t s_ci = space_vect ? 1 : sC, s_cv = space_vect ? sC : 4 * sC;
+        if (!deep_vect) {
+            const int64_t cs = dcr ? 1 : area, cby = dcr ? bw * Cs : bw, cbx = dcr ? Cs : 1;
+            digits.push_back({4, s_ci, cs * dC});
+            digits.push_back({Cs / 4, s_cv, 4 * cs * dC});
+            digits.push_back({bh, sH, cby * dC});
+            digits.push_back({bw, sW, cbx * dC});
+        } else if (dcr) {
+            // cd = (by*bw + bx)*Cs + 4*cv + ci, Cs % 4 == 0: cd%4 = ci, cd/4 = (by*bw + bx)*Cs/4 + cv.
+            digits.push_back({4, s_ci, 1});
+            digits.push_back({Cs / 4, s_cv, dC});
+            digits.push_back({bh, sH, bw * (Cs / 4) * dC});
+            digits.push_back({bw, sW, (Cs / 4) * dC});
+        } else {
+            // cd = (4*cv + ci)*area + by*bw + bx = 4*(cv*area) + t, t = ci*area + by*bw + bx:
+            // cv is affine (deep stride area*dC); (ci, by, bx) enter through t/4 and t%4.
+            digits.push_back({Cs / 4, s_cv, area * dC});
+            fragments.clear();
+            for (int64_t ci = 0; ci < 4; ci++) {
+                for (int64_t by = 0; by < bh; by++) {
+                    for (int64_t bx = 0; bx < bw; bx++) {
+                        const int64_t t = ci * area + by * bw + bx;
+                        fragments.emplace_back(ci * s_ci + by * sH + bx * sW, (t / 4) * dC + t % 4);
+                    }
+                }
+            }
+        }
+    }
+
+    View view;
+    const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
+    for (const Digit &d : digits) {
+        view.dims.push_back(space_is_input ? ViewDim{d.extent, d.space_stride, d.deep_stride}
+                                           : ViewDim{d.extent, d.deep_stride, d.space_stride});
+    }
+    for (auto [space_off, deep_off] : fragments) {
+        view.fragments.emplace_back(space_is_input ? space_off : deep_off, space_is_input ? deep_off : space_off);
+    }
+    return view;
+}
+
+Plan normalize(const Problem &p, const View &view) {
+    // Work in bytes, with the element as an innermost dim of contiguous bytes, so that the
+    // element width, merged runs and widening are one mechanism.
+    const int64_t e = p.elem_bytes;
+    std::vector<ViewDim> dims = {{e, 1, 1}};
+    for (const ViewDim &d : view.dims) {
+        if (d.extent != 1) {
+            // Validation bounded (extent-1)*stride*e by the tensor span, so this cannot overflow.
+            dims.push_back({d.extent, d.in_stride * e, d.out_stride * e});
+        }
+    }
+    dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
+    std::vector<std::pair<int64_t, int64_t>> fragments;
+    for (auto [i, o] : view.fragments) {
+        fragments.emplace_back(i * e, o * e);
+    }
+
+    // Write the output in memory order: the kernel's dim 0 is the output's densest dim.
+    std::stable_sort(dims.begin(), dims.end(), [](const ViewDim &a, const ViewDim &b) {
+        return a.out_stride != b.out_stride ? a.out_stride < b.out_stride : a.in_stride < b.in_stride;
+    });
+
+    // Merge neighbours that are contiguous in both tensors.
+    std::vector<ViewDim> merged;
+    for (const ViewDim &d : dims) {
+        if (!merged.empty()) {
+            ViewDim &m = merged.back();
+            if (d.out_stride == m.out_stride * m.extent && d.in_stride == m.in_stride * m.extent) {
+                m.extent *= d.extent;
+                continue;
+            }
+        }
+        merged.push_back(d);
+    }
+    dims = merged;
+
+    // Widen: the largest kernel element (8/4/2/1 bytes) that divides the contiguous innermost run,
+    // every stride, every offset and both base addresses.
+    Plan plan;
+    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data), out_addr = reinterpret_cast<uintptr_t>(p.out.data);
+    for (int w : {8, 4, 2, 1}) {
+        bool ok = in_addr % w == 0 && out_addr % w == 0;
+        for (size_t i = 0; i < dims.size(); i++) {
+            const bool run = i == 0 && dims[0].in_stride == 1 && dims[0].out_stride == 1;
+            ok &= run ? dims[0].extent % w == 0 : (dims[i].in_stride % w == 0 && dims[i].out_stride % w == 0);
+        }
+        if (!dims.empty() && !(dims[0].in_stride == 1 && dims[0].out_stride == 1)) {
+            ok &= w == 1;  // no contiguous run: the element is bytes unless strides allow more (below)
+        }
+        for (auto [i, o] : fragments) {
+            ok &= i % w == 0 && o % w == 0;
+        }
+        if (ok) {
+            plan.width = w;
+            break;
+        }
+    }
+    for (size_t i = 0; i < dims.size(); i++) {
+        const bool run = i == 0 && dims[0].in_stride == 1 && dims[0].out_stride == 1;
+        if (run) {
+            dims[0].extent /= plan.width;
+        } else {
+            dims[i].in_stride /= plan.width;
+            dims[i].out_stride /= plan.width;
+        }
+    }
+    for (auto &[i, o] : fragments) {
+        i /= plan.width;
+        o /= plan.width;
+    }
+    dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
+
+    // Fit the kernel: dims whose stride does not fit int32, and the outermost dims beyond the
+    // kernel's rank, become loops in the executor; extents beyond int32 are walked in chunks.
+    for (const ViewDim &d : dims) {
+        const bool big_stride = d.in_stride > kMaxKernelStride || d.out_stride > kMaxKernelStride;
+        if (big_stride) {
+            plan.loop_dims.push_back({d.extent, d.in_stride, d.out_stride});
+        } else {
+            plan.kernel_dims.push_back(d);
+        }
+    }
+    while (plan.kernel_dims.size() > static_cast<size_t>(kKernelRank)) {
+        const ViewDim d = plan.kernel_dims.back();
+        plan.kernel_dims.pop_back();
+        plan.loop_dims.insert(plan.loop_dims.begin(), LoopDim{d.extent, d.in_stride, d.out_stride});
+    }
+    for (size_t i = 0; i < plan.kernel_dims.size(); i++) {
+        ViewDim &d = plan.kernel_dims[i];
+        if (d.extent > kMaxKernelExtent) {
+            const int64_t chunk = int64_t{1} << 30;
+            plan.loop_dims.push_back({(d.extent + chunk - 1) / chunk, d.in_stride * chunk, d.out_stride * chunk,
+                                      static_cast<int>(i), chunk, d.extent});
+        }
+    }
+    plan.fragments = fragments;
+    plan.parallel = p.threads != 1 && p.bytes >= kParallelMinBytes;
+    return plan;
+}
+
+std::string describe_plan(const Plan &plan) {
+    std::ostringstream s;
+    s << "u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
+    for (const ViewDim &d : plan.kernel_dims) {
+        s << " " << d.extent << ":" << d.in_stride << ":" << d.out_stride;
+    }
+    if (!plan.loop_dims.empty()) {
+        s << ", " << plan.loop_dims.size() << " outer loop dim(s)";
+    }
+    if (plan.fragments.size() > 1) {
+        s << ", " << plan.fragments.size() << " fragments";
+    }
+    s << (plan.parallel ? ", parallel" : ", serial");
+    return s.str();
+}
+
+}  // namespace spacedepth::detail

@@ -1,0 +1,18 @@
+#include "schedules/permute_copy_schedule.h"
+
+namespace spacedepth {
+
+void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target) {
+    switch (target.arch) {
+    case Halide::Target::X86:
+        schedule_permute_copy_x86(h, target);
+        return;
+    default:
+        // Other CPU families get their own file as they arrive (ARM: schedules/arm.cpp). Until
+        // then they share the x86 structure, which only uses natural_vector_size().
+        schedule_permute_copy_x86(h, target);
+        return;
+    }
+}
+
+}  // namespace spacedepth

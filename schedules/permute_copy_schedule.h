@@ -1,0 +1,29 @@
+// Schedules for the permute_copy generator, kept apart from its algorithm.
+// One file per target family; apply_permute_copy_schedule() picks by Target.
+#pragma once
+
+#include "Halide.h"
+
+#include <vector>
+
+namespace spacedepth {
+
+// Rank of the kernel's views. The runtime normalises every call to at most this many dims and
+// runs any extra outer dims as a loop of kernel calls.
+constexpr int kRank = 6;
+
+// Named handles to what a schedule may touch, so schedules never depend on positional lookups.
+struct PermuteCopyHandles {
+    Halide::Func output;                 // the only Func
+    Halide::OutputImageParam in;         // input buffer (for its strides and extents)
+    Halide::OutputImageParam out;        // output buffer
+    Halide::Expr parallel;               // runtime switch: may the kernel use the thread pool?
+    std::vector<Halide::Var> x;          // x[0] innermost ... x[kRank-1] outermost
+};
+
+void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target);
+
+// Per-family entry points (schedules/<family>.cpp).
+void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Halide::Target &target);
+
+}  // namespace spacedepth

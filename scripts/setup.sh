@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One-time (and idempotent) set-up for a fresh Debian 12 machine:
+#   1. Debian packages: compilers, GoogleTest, Google Benchmark, CLI11, nlohmann-json, xtensor (npy I/O).
+#   2. .venv with halide==21.0.0, CMake >= 3.28 and Ninja from PyPI.
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEB_PACKAGES=(g++ make python3-venv libgtest-dev libgmock-dev libbenchmark-dev
+              libcli11-dev nlohmann-json3-dev xtensor-dev)
+HALIDE_VERSION=21.0.0
+
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "setup: installing Debian packages: ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    else
+        echo "setup: missing Debian packages: ${missing[*]}" >&2
+        echo "setup: run: sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv"
+    python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('halide') == '$HALIDE_VERSION' else 1)" 2>/dev/null \
+   || [ ! -x .venv/bin/cmake ] || [ ! -x .venv/bin/ninja ]; then
+    echo "setup: installing halide==$HALIDE_VERSION, cmake>=3.28 and ninja into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check "halide==$HALIDE_VERSION" "cmake>=3.28" ninja numpy \
+        || { echo "setup: could not install halide==$HALIDE_VERSION from PyPI; not falling back to another Halide" >&2; exit 1; }
+fi

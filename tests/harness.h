@@ -1,0 +1,42 @@
+// Test tensors with their own storage (optionally padded into strided views), unique fills, and
+// comparisons that report every mismatching coordinate, in the manner of XNNPACK's testers.
+#pragma once
+
+#include "spacedepth/spacedepth.h"
+#include "tests/reference.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace testing_support {
+
+using spacedepth::DType;
+using spacedepth::Layout;
+
+constexpr uint8_t kSentinel = 0xA5;  // every byte outside the written elements keeps this value
+
+struct TestTensor {
+    std::vector<uint8_t> storage;
+    spacedepth::Tensor tensor;  // a view into storage
+    reference::TensorRef ref() const;
+    int64_t elements() const;
+};
+
+// A tensor of the given logical dims. With rng, each stride gets 0-3 elements of padding, so the
+// tensor is a strided view into a larger buffer; without, it is dense. Storage is filled with
+// kSentinel.
+TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng = nullptr);
+
+// Writes a distinct value into every logical element (distinct while the count fits the width).
+void fill_unique(TestTensor &t, uint64_t salt = 0);
+
+// Empty when got and want are byte-identical, padding included; otherwise one line per
+// mismatching logical coordinate (up to a limit), plus the count of damaged padding bytes.
+std::string compare(const TestTensor &got, const TestTensor &want);
+
+// The expected output: a tensor shaped like `out`, filled by the independent reference.
+TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, const TestTensor &out);
+
+}  // namespace testing_support

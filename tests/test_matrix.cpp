@@ -1,0 +1,142 @@
+// Every cell of the semantic matrix (op x order x input layout x output layout x element width)
+// against the independent reference, over randomised shapes: blocks 1-5 and rectangular, H != W,
+// odd sizes, 1-pixel rows and columns, batch > 1, channel counts off the vector width, strided
+// views, one and several threads. Plus the round trip in both directions.
+#include "tests/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <tuple>
+
+namespace {
+
+using namespace testing_support;
+using spacedepth::Block;
+using spacedepth::Dims;
+using spacedepth::Op;
+using spacedepth::Order;
+using spacedepth::Params;
+
+DType dtype_for_width(int width, int variant) {
+    switch (width) {
+    case 1: return variant % 2 ? DType::Int8 : DType::UInt8;
+    case 2: return variant % 2 ? DType::BFloat16 : DType::Float16;
+    case 4: return variant % 2 ? DType::Int32 : DType::Float32;
+    case 8: return variant % 2 ? DType::Complex64 : DType::Float64;
+    default: return DType::Complex128;
+    }
+}
+
+struct Case {
+    Dims space;  // logical dims of the space-side tensor
+    Block block{1};
+    bool strided = false;
+    int threads = 0;
+};
+
+std::string describe(const Params &p, const Case &c, DType dtype, Layout in, Layout out) {
+    std::ostringstream s;
+    s << spacedepth::op_name(p.op) << " " << spacedepth::order_name(p.order) << " " << spacedepth::layout_name(in) << "->"
+      << spacedepth::layout_name(out) << " " << spacedepth::dtype_name(dtype) << " space dims [" << c.space[0] << ","
+      << c.space[1] << "," << c.space[2] << "," << c.space[3] << "] block " << c.block.h << "x" << c.block.w
+      << (c.strided ? " strided" : " dense") << " threads " << c.threads;
+    return s.str();
+}
+
+// Runs one case and its inverse; returns an empty string on success.
+std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DType dtype, const Case &c, std::mt19937_64 &rng) {
+    const Params p{op, c.block, order, c.threads};
+    const Params inverse{op == Op::SpaceToDepth ? Op::DepthToSpace : Op::SpaceToDepth, c.block, order, c.threads};
+    const Dims deep{c.space[0], c.space[1] * c.block.h * c.block.w, c.space[2] / c.block.h, c.space[3] / c.block.w};
+    const Dims in_dims = op == Op::SpaceToDepth ? c.space : deep;
+    const Dims out_dims = op == Op::SpaceToDepth ? deep : c.space;
+
+    TestTensor in = make_tensor(dtype, in_layout, in_dims, c.strided ? &rng : nullptr);
+    fill_unique(in, rng() % 1000);
+    TestTensor out = make_tensor(dtype, out_layout, out_dims, c.strided ? &rng : nullptr);
+    const std::string what = describe(p, c, dtype, in_layout, out_layout);
+
+    spacedepth::Status s = spacedepth::run(p, in.tensor, out.tensor);
+    if (!s.ok()) return what + ": " + s.message();
+    if (std::string diff = compare(out, expected_output(p, in, out)); !diff.empty()) {
+        return what + " (" + spacedepth::describe_call(p, in.tensor, out.tensor) + "):\n" + diff;
+    }
+
+    // Round trip: the inverse op with the same order and block restores the input bit for bit.
+    TestTensor back = in;
+    back.storage.assign(in.storage.size(), kSentinel);
+    back.tensor.data = back.storage.data();
+    s = spacedepth::run(inverse, out.tensor, back.tensor);
+    if (!s.ok()) return what + " inverse: " + s.message();
+    if (std::string diff = compare(back, in); !diff.empty()) return what + " round trip:\n" + diff;
+    return "";
+}
+
+using Cell = std::tuple<Op, Order, Layout, Layout, int>;
+
+class Matrix : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(Matrix, MatchesReference) {
+    const auto [op, order, in_layout, out_layout, width] = GetParam();
+    const bool vect_c = in_layout == Layout::NCHW_VECT_C || out_layout == Layout::NCHW_VECT_C;
+    std::mt19937_64 rng(std::hash<std::string>{}(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    auto pick = [&rng](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
+
+    std::vector<Case> cases;
+    // Fixed corners: identity block, 1-pixel rows and columns, rectangular blocks.
+    const int64_t c0 = vect_c ? 4 : 3;
+    cases.push_back({{1, c0, 2, 2}, Block(1)});
+    cases.push_back({{2, c0, 1 * 2, 7 * 2}, Block(2)});
+    cases.push_back({{1, c0, 5 * 3, 1 * 3}, Block(3)});
+    cases.push_back({{3, c0, 2 * 2, 3 * 3}, Block(2, 3), true});
+    cases.push_back({{1, c0, 3 * 4, 2 * 1}, Block(4, 1)});
+    cases.push_back({{1, c0, 0, 4}, Block(2)});  // zero-size: valid, does nothing
+    // Randomised shapes.
+    for (int i = 0; i < 24; i++) {
+        Case c;
+        c.block = Block(pick({1, 2, 3, 4, 5}), pick({1, 2, 3, 4, 5}));
+        if (i % 3 == 0) c.block = Block(c.block.h);
+        const int64_t channels = vect_c ? pick({4, 8, 12, 20}) : pick({1, 2, 3, 5, 8, 17, 33});
+        c.space = {pick({1, 1, 2, 3}), channels, pick({1, 2, 3, 5, 6}) * c.block.h, pick({1, 2, 4, 7, 9, 13}) * c.block.w};
+        c.strided = i % 2 == 1;
+        c.threads = i % 4 == 2 ? 1 : 0;
+        cases.push_back(c);
+    }
+    // Large enough for the parallel path (>= 256 KiB), once serial and once with 2 threads.
+    const int64_t big_c = vect_c ? 16 : 6;
+    cases.push_back({{2, big_c, 2 * 96, 2 * 80}, Block(2), false, 2});
+    cases.push_back({{1, big_c, 3 * 64, 2 * 90}, Block(3, 2), true, 1});
+
+    int variant = 0;
+    for (const Case &c : cases) {
+        const DType dtype = dtype_for_width(width, variant++);
+        const std::string failure = run_case(op, order, in_layout, out_layout, dtype, c, rng);
+        ASSERT_TRUE(failure.empty()) << failure;
+    }
+}
+
+std::vector<Cell> all_cells() {
+    std::vector<Cell> cells;
+    for (Op op : {Op::SpaceToDepth, Op::DepthToSpace})
+        for (Order order : {Order::DCR, Order::CRD})
+            for (Layout in : {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C})
+                for (Layout out : {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C}) {
+                    const bool vect_c = in == Layout::NCHW_VECT_C || out == Layout::NCHW_VECT_C;
+                    for (int width : {1, 2, 4, 8, 16}) {
+                        if (!vect_c || width == 1) cells.emplace_back(op, order, in, out, width);
+                    }
+                }
+    return cells;
+}
+
+std::string cell_name(const ::testing::TestParamInfo<Cell> &info) {
+    const auto [op, order, in, out, width] = info.param;
+    std::string s = std::string(op == Op::SpaceToDepth ? "S2D" : "D2S") + "_" + spacedepth::order_name(order) + "_" +
+                    spacedepth::layout_name(in) + "_to_" + spacedepth::layout_name(out) + "_" + std::to_string(width) + "B";
+    return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCells, Matrix, ::testing::ValuesIn(all_cells()), cell_name);
+
+}  // namespace

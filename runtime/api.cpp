@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 #ifndef SPACEDEPTH_VERSION
 #define SPACEDEPTH_VERSION "0.0.0"
@@ -144,11 +145,62 @@ std::string describe_call(const Params &params, const Tensor &in, const Tensor &
     return detail::describe_plan(detail::normalize(problem, detail::build_view(problem)));
 }
 
+namespace {
+
+// x86 features named in Halide target strings, as this CPU reports them.
+struct Feature {
+    const char *halide_name;
+    bool present;
+};
+
+std::vector<Feature> cpu_features() {
+#if defined(__x86_64__) || defined(__i386__)
+    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0}, {"avx", __builtin_cpu_supports("avx") != 0},
+            {"avx2", __builtin_cpu_supports("avx2") != 0},    {"fma", __builtin_cpu_supports("fma") != 0},
+            {"f16c", __builtin_cpu_supports("f16c") != 0},    {"avx512", __builtin_cpu_supports("avx512f") != 0},
+            {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                                   __builtin_cpu_supports("avx512cd")}};
+#else
+    return {};
+#endif
+}
+
+// The first target of the list whose ISA features this CPU has: the one Halide's wrapper runs.
+std::string selected_target(const std::string &targets) {
+    const std::vector<Feature> features = cpu_features();
+    std::istringstream list(targets);
+    std::string target;
+    while (std::getline(list, target, ',')) {
+        target.erase(0, target.find_first_not_of(' '));
+        bool runnable = true;
+        std::istringstream parts(target);
+        std::string part;
+        while (std::getline(parts, part, '-')) {
+            for (const Feature &f : features) {
+                runnable &= part != f.halide_name || f.present;
+            }
+        }
+        if (runnable) {
+            return target;
+        }
+    }
+    return "none";
+}
+
+}  // namespace
+
 std::string build_info() {
     std::ostringstream s;
     s << "spacedepth " << version() << "\n";
     s << "kernels: " << detail::kernel_names() << "\n";
     s << "kernel targets (best first, chosen at run time): " << SPACEDEPTH_KERNEL_TARGETS << "\n";
+    s << "CPU features seen:";
+    for (const Feature &f : cpu_features()) {
+        if (f.present) s << " " << f.halide_name;
+    }
+    s << "\n";
+    s << "target this CPU runs: " << selected_target(SPACEDEPTH_KERNEL_TARGETS) << "\n";
     s << "threads: " << num_threads() << "\n";
     return s.str();
 }

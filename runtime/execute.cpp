@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <thread>
 
 // Each call passes its own ErrorSink as Halide's user_context, so messages from concurrent calls
 // never mix. This strong definition replaces the runtime's weak halide_error, whose default
@@ -163,7 +164,7 @@ int num_threads() {
     std::lock_guard<std::mutex> lock(detail::pool_mutex);
     const int n = halide_set_num_threads(0);
     halide_set_num_threads(n);
-    return n;
+    return n > 0 ? n : static_cast<int>(std::thread::hardware_concurrency());
 }
 
 }  // namespace spacedepth

@@ -30,17 +30,26 @@ struct Ladder {
     Expr out_stride(int d) const { return h.out.dim(d).stride(); }
     Expr extent(int d) const { return h.out.dim(d).extent(); }
 
-    // Outer dims run in parallel as one fused loop when the caller allows threads.
+    // Outer dims run in parallel as one fused loop, in tasks of about kTaskBytes: one task per
+    // outer iteration made a 128-byte copy per task and ran at 0.09x memcpy (S2D NHWC f32 C16,
+    // 16 MiB, 2 threads), because Halide's pool takes a lock per task.
+    static constexpr int kTaskBytes = 64 * 1024;
     void outer_loops(Stage s, int first_outer, bool par) const {
         if (!par) {
             return;
         }
-        Var fused("outer");
+        Expr inner = 1;
+        for (int d = 0; d < first_outer; d++) {
+            inner *= extent(d);
+        }
+        const int task_elements = kTaskBytes / h.output.type().bytes();
+        Var fused("outer"), task("task"), within("within");
         s.fuse(h.x[kRank - 2], h.x[kRank - 1], fused);
         for (int d = kRank - 3; d >= first_outer; d--) {
             s.fuse(h.x[d], fused, fused);
         }
-        s.parallel(fused);
+        s.split(fused, task, within, max(1, task_elements / max(inner, 1)), TailStrategy::GuardWithIf)
+            .parallel(task);
     }
 
     void apply(Stage s, bool par) const {

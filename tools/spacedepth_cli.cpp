@@ -1,0 +1,273 @@
+// build/bin/spacedepth: the command-line tool (run / info / bench). Its contract is fixed in
+// README.md, because other tooling calls it. Argument parsing: CLI11; JSON: nlohmann/json;
+// .npy: xtensor's xnpy (tools/npy_io.cpp).
+#include "spacedepth/spacedepth.h"
+#include "tools/npy_io.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <vector>
+
+namespace {
+
+using namespace spacedepth;
+
+// A usage or validation error: one line on stderr, exit 1, no output file.
+struct CliError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct CallOptions {
+    std::string op, block = "2", order = "DCR", layout = "NHWC", out_layout, dtype;
+    int threads = 0;
+};
+
+void add_call_options(CLI::App *cmd, CallOptions &o, bool op_required) {
+    auto *op = cmd->add_option("--op", o.op, "space_to_depth or depth_to_space")
+                   ->check(CLI::IsMember({"space_to_depth", "depth_to_space"}));
+    if (op_required) op->required();
+    cmd->add_option("--block", o.block, "block size B, or BHxBW for a rectangular block")->capture_default_str();
+    cmd->add_option("--order", o.order, "DCR or CRD")->check(CLI::IsMember({"DCR", "CRD"}))->capture_default_str();
+    cmd->add_option("--layout", o.layout, "input layout")
+        ->check(CLI::IsMember({"NHWC", "NCHW", "NCHW_VECT_C"}))->capture_default_str();
+    cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")
+        ->check(CLI::IsMember({"NHWC", "NCHW", "NCHW_VECT_C"}));
+    cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N")
+        ->check(CLI::NonNegativeNumber);
+}
+
+Layout parse_layout(const std::string &s) {
+    return s == "NHWC" ? Layout::NHWC : s == "NCHW" ? Layout::NCHW : Layout::NCHW_VECT_C;
+}
+
+Params parse_params(const CallOptions &o) {
+    Params p;
+    p.op = o.op == "depth_to_space" ? Op::DepthToSpace : Op::SpaceToDepth;
+    p.order = o.order == "CRD" ? Order::CRD : Order::DCR;
+    p.threads = o.threads;
+    long long bh = 0, bw = 0;
+    char tail = 0;
+    if (std::sscanf(o.block.c_str(), "%lldx%lld%c", &bh, &bw, &tail) == 2) {
+        p.block = Block(bh, bw);
+    } else if (std::sscanf(o.block.c_str(), "%lld%c", &bh, &tail) == 1) {
+        p.block = Block(bh);
+    } else {
+        throw CliError("--block must be B or BHxBW (for example 2 or 2x3): got '" + o.block + "'");
+    }
+    return p;
+}
+
+DType parse_dtype(const std::string &name) {
+    DType d;
+    if (!dtype_from_name(name, &d)) {
+        throw CliError("unknown dtype '" + name + "'");
+    }
+    return d;
+}
+
+// The .npy shape of a tensor with logical dims in a layout, and back.
+std::vector<int64_t> npy_shape(const Dims &d, Layout l) {
+    switch (l) {
+    case Layout::NHWC: return {d[0], d[2], d[3], d[1]};
+    case Layout::NCHW: return {d[0], d[1], d[2], d[3]};
+    default: return {d[0], d[1] / 4, d[2], d[3], 4};
+    }
+}
+
+Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &path) {
+    const size_t rank = l == Layout::NCHW_VECT_C ? 5 : 4;
+    if (s.size() != rank || (l == Layout::NCHW_VECT_C && s[4] != 4)) {
+        const char *want = l == Layout::NHWC ? "rank 4 [N,H,W,C]" : l == Layout::NCHW ? "rank 4 [N,C,H,W]" : "rank 5 [N,C/4,H,W,4]";
+        std::string got;
+        for (int64_t v : s) got += (got.empty() ? "" : ",") + std::to_string(v);
+        throw CliError(path + ": shape [" + got + "] does not fit layout " + layout_name(l) + ", which needs " + want);
+    }
+    switch (l) {
+    case Layout::NHWC: return {s[0], s[3], s[1], s[2]};
+    case Layout::NCHW: return {s[0], s[1], s[2], s[3]};
+    default: return {s[0], s[1] * 4, s[2], s[3]};
+    }
+}
+
+int cmd_run(const CallOptions &o, const std::string &in_path, const std::string &out_path) {
+    const Params p = parse_params(o);
+    const Layout in_layout = parse_layout(o.layout);
+    const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
+    npy::Array in = npy::load(in_path);
+
+    std::string dtype_name = npy::dtype_name_for_descr(in.descr);
+    if (!o.dtype.empty()) {
+        const DType d = parse_dtype(o.dtype);
+        if (dtype_size(d) != in.word_size) {
+            throw CliError("--dtype " + o.dtype + " has " + std::to_string(dtype_size(d)) + " bytes, but " + in_path +
+                           " holds " + in.descr + " (" + std::to_string(in.word_size) + " bytes)");
+        }
+        dtype_name = o.dtype;
+    } else if (dtype_name.empty()) {
+        throw CliError(in_path + ": numpy dtype " + in.descr + " is not supported; name one of the same width with --dtype");
+    }
+    const DType dtype = parse_dtype(dtype_name);
+    const Dims in_dims = logical_dims(in.shape, in_layout, in_path);
+    Dims out_dims;
+    if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) {
+        throw CliError(s.message());
+    }
+    npy::Array out;
+    out.descr = in.descr;
+    out.word_size = in.word_size;
+    out.shape = npy_shape(out_dims, out_layout);
+    out.data.resize(in.data.size());
+    const Tensor tin = Tensor::dense(in.data.data(), dtype, in_layout, in_dims);
+    const Tensor tout = Tensor::dense(out.data.data(), dtype, out_layout, out_dims);
+    if (Status s = run(p, tin, tout); !s.ok()) {
+        throw CliError(s.message());
+    }
+    npy::save(out_path, out);
+    return 0;
+}
+
+struct BenchResult {
+    double seconds, memcpy_seconds;
+    int64_t bytes;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Times the call and a same-size memcpy alternately, in the same run: median over rounds of
+// the mean time of a batch long enough to measure (about 20 ms).
+template <typename F, typename G>
+BenchResult time_pair(F kernel, G copy, int64_t bytes, int rounds) {
+    using clock = std::chrono::steady_clock;
+    auto batch = [](auto f, int reps) {
+        const auto t0 = clock::now();
+        for (int i = 0; i < reps; i++) f();
+        return std::chrono::duration<double>(clock::now() - t0).count() / reps;
+    };
+    kernel();
+    copy();
+    const double one = std::max(batch(kernel, 1), 1e-7);
+    const int reps = static_cast<int>(std::clamp(0.02 / one, 1.0, 100000.0));
+    std::vector<double> k, m;
+    for (int r = 0; r < rounds; r++) {
+        k.push_back(batch(kernel, reps));
+        m.push_back(batch(copy, reps));
+    }
+    return {median(k), median(m), bytes};
+}
+
+int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds) {
+    const Params p = parse_params(o);
+    const Layout in_layout = parse_layout(o.layout);
+    const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
+    const DType dtype = parse_dtype(o.dtype.empty() ? "float32" : o.dtype);
+    const Dims in_dims{shape[0], shape[1], shape[2], shape[3]};
+    Dims out_dims;
+    if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) throw CliError(s.message());
+    int64_t count = 1;
+    for (int64_t d : in_dims) count *= d;
+    const int64_t bytes = count * dtype_size(dtype);
+    std::vector<uint8_t> src(bytes), dst(bytes), copy_dst(bytes);
+    for (int64_t i = 0; i < bytes; i++) src[i] = static_cast<uint8_t>(i * 131 + 7);
+    const Tensor tin = Tensor::dense(src.data(), dtype, in_layout, in_dims);
+    const Tensor tout = Tensor::dense(dst.data(), dtype, out_layout, out_dims);
+    if (Status s = run(p, tin, tout); !s.ok()) throw CliError(s.message());
+
+    const BenchResult r = time_pair([&] { run(p, tin, tout); },
+                                    [&] { std::memcpy(copy_dst.data(), src.data(), bytes); }, bytes, rounds);
+    const double gbps = 2.0 * bytes / r.seconds / 1e9, memcpy_gbps = 2.0 * bytes / r.memcpy_seconds / 1e9;
+    if (json) {
+        nlohmann::json j = {
+            {"op", o.op}, {"order", o.order}, {"layout", o.layout},
+            {"out_layout", layout_name(out_layout)}, {"dtype", dtype_name(dtype)},
+            {"block", {p.block.h, p.block.w}}, {"shape", shape}, {"threads", o.threads},
+            {"bytes", bytes}, {"seconds", r.seconds}, {"memcpy_seconds", r.memcpy_seconds},
+            {"gbps", gbps}, {"memcpy_gbps", memcpy_gbps}, {"ratio", gbps / memcpy_gbps},
+            {"variant", describe_call(p, tin, tout)},
+        };
+        std::cout << j.dump() << "\n";
+    } else {
+        std::printf("%s %s %s->%s %s block %lldx%lld shape %lld,%lld,%lld,%lld (%.1f KiB): %.2f GB/s, memcpy %.2f GB/s, ratio %.2f\n",
+                    o.op.c_str(), o.order.c_str(), o.layout.c_str(), layout_name(out_layout), dtype_name(dtype),
+                    (long long)p.block.h, (long long)p.block.w, (long long)shape[0], (long long)shape[1],
+                    (long long)shape[2], (long long)shape[3], bytes / 1024.0, gbps, memcpy_gbps, gbps / memcpy_gbps);
+    }
+    return 0;
+}
+
+int cmd_info(const CallOptions &o, const std::vector<int64_t> &shape) {
+    std::cout << build_info();
+    if (!o.op.empty()) {
+        if (shape.size() != 4) throw CliError("info: --shape N,C,H,W is needed with --op");
+        const Params p = parse_params(o);
+        const Layout in_layout = parse_layout(o.layout);
+        const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
+        const DType dtype = parse_dtype(o.dtype.empty() ? "float32" : o.dtype);
+        const Dims in_dims{shape[0], shape[1], shape[2], shape[3]};
+        Dims out_dims;
+        if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) throw CliError(s.message());
+        // Describe a call on dense tensors at far-apart, aligned addresses; describe_call only
+        // validates and plans, it never touches tensor memory.
+        void *const in_addr = reinterpret_cast<void *>(uintptr_t{1} << 44);
+        void *const out_addr = reinterpret_cast<void *>(uintptr_t{1} << 45);
+        const Tensor tin = Tensor::dense(in_addr, dtype, in_layout, in_dims);
+        const Tensor tout = Tensor::dense(out_addr, dtype, out_layout, out_dims);
+        std::cout << "call: " << describe_call(p, tin, tout) << "\n";
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    CLI::App app{"spacedepth: SpaceToDepth and DepthToSpace kernels"};
+    app.require_subcommand(1);
+    app.failure_message([](const CLI::App *, const CLI::Error &e) { return std::string("spacedepth: error: ") + e.what() + "\n"; });
+
+    CallOptions run_o, bench_o, info_o;
+    std::string in_path, out_path;
+    auto *run_cmd = app.add_subcommand("run", "run an op on a .npy file");
+    add_call_options(run_cmd, run_o, true);
+    run_cmd->add_option("--in", in_path, "input .npy")->required();
+    run_cmd->add_option("--out", out_path, "output .npy (written only on success)")->required();
+    run_cmd->add_option("--dtype", run_o.dtype, "override the file's dtype with one of the same width (bfloat16, qint8, ...)");
+
+    std::vector<int64_t> bench_shape, info_shape;
+    bool json = false;
+    int rounds = 7;
+    auto *bench_cmd = app.add_subcommand("bench", "GB/s of one call beside a same-size memcpy, in the same run");
+    add_call_options(bench_cmd, bench_o, true);
+    bench_cmd->add_option("--shape", bench_shape, "the input's logical N,C,H,W")->delimiter(',')->expected(4)->required();
+    bench_cmd->add_option("--dtype", bench_o.dtype, "element type (default float32)");
+    bench_cmd->add_option("--rounds", rounds, "timing rounds (median reported)")->check(CLI::PositiveNumber);
+    bench_cmd->add_flag("--json", json, "print one JSON object");
+
+    auto *info_cmd = app.add_subcommand("info", "version, kernels, targets, CPU features; with --op and --shape, the variant a call would use");
+    add_call_options(info_cmd, info_o, false);
+    info_cmd->add_option("--shape", info_shape, "the input's logical N,C,H,W")->delimiter(',')->expected(4);
+    info_cmd->add_option("--dtype", info_o.dtype, "element type (default float32)");
+
+    try {
+        app.parse(argc, argv);
+        if (run_o.threads || bench_o.threads) {
+            set_num_threads(std::max(run_o.threads, bench_o.threads));
+        }
+        if (*run_cmd) return cmd_run(run_o, in_path, out_path);
+        if (*bench_cmd) return cmd_bench(bench_o, bench_shape, json, rounds);
+        if (*info_cmd) return cmd_info(info_o, info_shape);
+    } catch (const CLI::ParseError &e) {
+        return app.exit(e);
+    } catch (const std::exception &e) {  // CliError, npy::Error, std::bad_alloc
+        std::fprintf(stderr, "spacedepth: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

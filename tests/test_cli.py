@@ -1,0 +1,206 @@
+"""End-to-end tests of build/bin/spacedepth (run / info / bench) against an independent numpy
+reference written from SPEC.md: DirectML's view of the deep side, [N, (bh, bw, C), H, W] for DCR
+and [N, (C, bh, bw), H, W] for CRD, with the space side [N, C, (H, bh), (W, bw)]."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+CLI = os.environ.get("SPACEDEPTH_CLI", "build/bin/spacedepth")
+
+
+def to_nchw(a, layout):
+    if layout == "NHWC":
+        return a.transpose(0, 3, 1, 2)
+    if layout == "NCHW_VECT_C":
+        n, c4, h, w, _ = a.shape
+        return a.transpose(0, 1, 4, 2, 3).reshape(n, c4 * 4, h, w)
+    return a
+
+
+def from_nchw(a, layout):
+    if layout == "NHWC":
+        return np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+    if layout == "NCHW_VECT_C":
+        n, c, h, w = a.shape
+        return np.ascontiguousarray(a.reshape(n, c // 4, 4, h, w).transpose(0, 1, 3, 4, 2))
+    return np.ascontiguousarray(a)
+
+
+def reference(x, op, bh, bw, order, layout, out_layout):
+    x = to_nchw(x, layout)
+    n, c, h, w = x.shape
+    if op == "depth_to_space":
+        cs = c // (bh * bw)
+        if order == "DCR":
+            y = x.reshape(n, bh, bw, cs, h, w).transpose(0, 3, 4, 1, 5, 2)
+        else:
+            y = x.reshape(n, cs, bh, bw, h, w).transpose(0, 1, 4, 2, 5, 3)
+        y = y.reshape(n, cs, h * bh, w * bw)
+    else:
+        y = x.reshape(n, c, h // bh, bh, w // bw, bw)
+        y = y.transpose(0, 3, 5, 1, 2, 4) if order == "DCR" else y.transpose(0, 1, 3, 5, 2, 4)
+        y = y.reshape(n, c * bh * bw, h // bh, w // bw)
+    return from_nchw(y, out_layout)
+
+
+def random_array(shape, dtype, rng):
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.complexfloating):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        return rng.standard_normal(shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+
+
+def npy_shape(dims, layout):
+    n, c, h, w = dims
+    return {"NHWC": (n, h, w, c), "NCHW": (n, c, h, w), "NCHW_VECT_C": (n, c // 4, h, w, 4)}[layout]
+
+
+class CliTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.rng = np.random.default_rng(7)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def cli(self, *args):
+        return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
+
+    def run_op(self, x, op, block, order, layout, out_layout=None, dtype=None):
+        np.save(self.path("in.npy"), x)
+        args = ["run", "--op", op, "--block", block, "--order", order, "--layout", layout,
+                "--in", self.path("in.npy"), "--out", self.path("out.npy")]
+        if out_layout:
+            args += ["--out-layout", out_layout]
+        if dtype:
+            args += ["--dtype", dtype]
+        r = self.cli(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return np.load(self.path("out.npy"))
+
+    def test_matrix_against_numpy(self):
+        cases = [
+            ("space_to_depth", "2", "DCR", "NHWC", None, np.float32, (2, 3, 4, 6)),
+            ("space_to_depth", "2x3", "CRD", "NCHW", None, np.int16, (1, 5, 4, 9)),
+            ("depth_to_space", "2", "CRD", "NCHW", None, np.float64, (2, 8, 3, 5)),
+            ("depth_to_space", "3", "DCR", "NHWC", None, np.uint8, (1, 18, 2, 7)),
+            ("depth_to_space", "2", "CRD", "NCHW", "NHWC", np.float32, (1, 12, 5, 3)),
+            ("space_to_depth", "2", "DCR", "NHWC", "NCHW", np.complex128, (1, 3, 4, 4)),
+            ("space_to_depth", "2", "CRD", "NCHW_VECT_C", None, np.int8, (1, 4, 6, 4)),
+            ("depth_to_space", "2", "CRD", "NCHW_VECT_C", "NHWC", np.int8, (2, 16, 3, 3)),
+            ("space_to_depth", "1", "DCR", "NCHW", None, np.bool_, (1, 3, 3, 3)),
+        ]
+        for op, block, order, layout, out_layout, dtype, dims in cases:
+            with self.subTest(op=op, block=block, order=order, layout=layout, out_layout=out_layout, dtype=dtype):
+                x = random_array(npy_shape(dims, layout), dtype, self.rng)
+                bh, bw = (int(v) for v in (block.split("x") if "x" in block else (block, block)))
+                want = reference(x, op, bh, bw, order, layout, out_layout or layout)
+                got = self.run_op(x, op, block, order, layout, out_layout)
+                self.assertEqual(got.dtype, x.dtype)
+                self.assertEqual(got.shape, want.shape)
+                self.assertTrue(np.array_equal(got.view(np.uint8), want.view(np.uint8)))
+
+    def test_round_trip_is_bit_exact(self):
+        x = random_array((2, 6, 8, 5), np.float32, self.rng)
+        x.view(np.uint32)[0, 0, 0, :3] = [0x7FC00001, 0x80000000, 0x00000001]  # NaN payload, -0, denormal
+        y = self.run_op(x, "space_to_depth", "2", "CRD", "NHWC")
+        np.save(self.path("mid.npy"), y)
+        r = self.cli("run", "--op", "depth_to_space", "--block", "2", "--order", "CRD", "--layout", "NHWC",
+                     "--in", self.path("mid.npy"), "--out", self.path("back.npy"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(np.array_equal(np.load(self.path("back.npy")).view(np.uint32), x.view(np.uint32)))
+
+    def test_dtype_override_for_types_numpy_lacks(self):
+        x = random_array((1, 2, 4, 8), np.uint16, self.rng)  # bfloat16 bits
+        got = self.run_op(x, "space_to_depth", "2", "DCR", "NCHW", dtype="bfloat16")
+        self.assertTrue(np.array_equal(got, reference(x, "space_to_depth", 2, 2, "DCR", "NCHW", "NCHW")))
+        q = random_array((1, 1, 2, 2, 4), np.int8, self.rng)  # qint8, NCHW_VECT_C
+        got = self.run_op(q, "space_to_depth", "2", "DCR", "NCHW_VECT_C", dtype="qint8")
+        self.assertTrue(np.array_equal(got, reference(q, "space_to_depth", 2, 2, "DCR", "NCHW_VECT_C", "NCHW_VECT_C")))
+
+    def expect_failure(self, args, fragment, out="out.npy"):
+        target = self.path(out)
+        r = self.cli(*args)
+        self.assertNotEqual(r.returncode, 0)
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(fragment, lines[0])
+        self.assertFalse(os.path.exists(target), "no output file after an error")
+        leftovers = [f for f in os.listdir(os.path.dirname(target) or ".") if ".tmp" in f] if os.path.isdir(os.path.dirname(target)) else []
+        self.assertEqual(leftovers, [])
+
+    def test_errors_exit_nonzero_with_one_line_and_no_output(self):
+        x = random_array((1, 5, 4, 1), np.float32, self.rng)
+        np.save(self.path("odd.npy"), x)
+        base = ["run", "--op", "space_to_depth", "--block", "2", "--layout", "NHWC", "--out", self.path("out.npy")]
+        self.expect_failure(base + ["--in", self.path("odd.npy")], "H % bh == 0")
+        self.expect_failure(base + ["--in", self.path("missing.npy")], "cannot open")
+        np.save(self.path("good.npy"), random_array((1, 4, 4, 1), np.float32, self.rng))
+        data = pathlib.Path(self.path("good.npy")).read_bytes()
+        pathlib.Path(self.path("trunc.npy")).write_bytes(data[:-7])
+        self.expect_failure(base + ["--in", self.path("trunc.npy")], "truncated")
+        pathlib.Path(self.path("corrupt.npy")).write_bytes(b"\x00" * 64)
+        self.expect_failure(base + ["--in", self.path("corrupt.npy")], "not a .npy file")
+        pathlib.Path(self.path("header.npy")).write_bytes(data[:10] + b"{'descr': <f4 garbage" + data[40:])
+        self.expect_failure(base + ["--in", self.path("header.npy")], "corrupt header")
+        np.save(self.path("rank3.npy"), random_array((4, 4, 1), np.float32, self.rng))
+        self.expect_failure(base + ["--in", self.path("rank3.npy")], "needs rank 4")
+        np.save(self.path("dt.npy"), np.zeros((1, 4, 4, 1), dtype="datetime64[s]"))
+        self.expect_failure(base + ["--in", self.path("dt.npy")], "corrupt header")
+        self.expect_failure(base + ["--in", self.path("good.npy"), "--dtype", "bfloat16"], "has 2 bytes")
+        self.expect_failure(base + ["--in", self.path("good.npy"), "--dtype", "float128"], "unknown dtype")
+        np.save(self.path("fortran.npy"), np.asfortranarray(random_array((1, 4, 4, 2), np.float32, self.rng)))
+        self.expect_failure(base + ["--in", self.path("fortran.npy")], "Fortran-order")
+        np.save(self.path("f32.npy"), random_array((1, 4, 2, 2), np.float32, self.rng))
+        self.expect_failure(["run", "--op", "depth_to_space", "--block", "2", "--layout", "NCHW_VECT_C",
+                             "--in", self.path("f32.npy"), "--out", self.path("out.npy")], "rank 5")
+        self.expect_failure(["run", "--op", "space_to_depth", "--block", "2", "--layout", "NHWC",
+                             "--in", self.path("good.npy"), "--out", "/nonexistent-dir/out.npy"],
+                            "cannot create output file", out="/nonexistent-dir/out.npy")
+        self.expect_failure(["run", "--op", "space_to_depth", "--block", "2y", "--in", self.path("good.npy"),
+                             "--out", self.path("out.npy")], "--block must be")
+        self.expect_failure(["run", "--op", "shuffle", "--in", "a", "--out", self.path("out.npy")], "--op")
+
+    def test_existing_output_survives_an_error(self):
+        np.save(self.path("odd.npy"), random_array((1, 5, 4, 1), np.float32, self.rng))
+        pathlib.Path(self.path("keep.npy")).write_bytes(b"old")
+        r = self.cli("run", "--op", "space_to_depth", "--block", "2", "--in", self.path("odd.npy"), "--out", self.path("keep.npy"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(pathlib.Path(self.path("keep.npy")).read_bytes(), b"old")
+
+    def test_bench_json(self):
+        r = self.cli("bench", "--op", "depth_to_space", "--shape", "1,16,32,32", "--dtype", "float32", "--block", "2",
+                     "--order", "DCR", "--layout", "NHWC", "--threads", "1", "--rounds", "3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        for key in ("gbps", "memcpy_gbps", "ratio"):
+            self.assertGreater(j[key], 0)
+        self.assertAlmostEqual(j["ratio"], j["gbps"] / j["memcpy_gbps"], places=6)
+        r = self.cli("bench", "--op", "depth_to_space", "--shape", "1,6,32,32", "--block", "2")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("C % (bh*bw) == 0", r.stderr)
+
+    def test_info(self):
+        r = self.cli("info", "--op", "space_to_depth", "--shape", "1,16,64,64", "--layout", "NCHW", "--block", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("spacedepth 0.1.0", r.stdout)
+        self.assertIn("kernel targets", r.stdout)
+        self.assertIn("CPU features seen", r.stdout)
+        self.assertIn("call: u", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

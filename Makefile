@@ -26,8 +26,10 @@ test: build
 demo: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh
 
+# Google Benchmark over the fixed case matrix, then the RESULTS.md table (ratios to memcpy).
 bench: build
-	@$(BUILD)/bin/spacedepth_bench --benchmark_counters_tabular=true $(BENCH_ARGS)
+	@$(BUILD)/bin/spacedepth_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json $(BENCH_ARGS)
+	@$(VENV)/bin/python bench/results_table.py $(BUILD)/bench.json
 
 clean:
 	rm -rf $(BUILD)

@@ -2,6 +2,7 @@
 // README.md, because other tooling calls it. Argument parsing: CLI11; JSON: nlohmann/json;
 // .npy: xtensor's xnpy (tools/npy_io.cpp).
 #include "spacedepth/spacedepth.h"
+#include "tools/aligned_buffer.h"
 #include "tools/npy_io.h"
 
 #include <CLI/CLI.hpp>
@@ -175,8 +176,8 @@ int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json
     int64_t count = 1;
     for (int64_t d : in_dims) count *= d;
     const int64_t bytes = count * dtype_size(dtype);
-    std::vector<uint8_t> src(bytes), dst(bytes), copy_dst(bytes);
-    for (int64_t i = 0; i < bytes; i++) src[i] = static_cast<uint8_t>(i * 131 + 7);
+    AlignedBuffer src(bytes), dst(bytes), copy_dst(bytes);
+    for (int64_t i = 0; i < bytes; i++) src.data()[i] = static_cast<uint8_t>(i * 131 + 7);
     const Tensor tin = Tensor::dense(src.data(), dtype, in_layout, in_dims);
     const Tensor tout = Tensor::dense(dst.data(), dtype, out_layout, out_dims);
     if (Status s = run(p, tin, tout); !s.ok()) throw CliError(s.message());

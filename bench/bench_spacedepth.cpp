@@ -5,6 +5,7 @@
 // Counters: bytes_per_second counts bytes read + written (2 x tensor bytes).
 // Ratios to memcpy belong beside each other from the same run (bench/RESULTS.md).
 #include "spacedepth/spacedepth.h"
+#include "tests/harness.h"
 #include "tests/reference.h"
 #include "tools/aligned_buffer.h"
 
@@ -78,19 +79,6 @@ Setup make_setup(const Case &c, int64_t bytes, int threads) {
     return s;
 }
 
-reference::TensorRef as_ref(const Tensor &t) {
-    reference::TensorRef r;
-    r.data = static_cast<uint8_t *>(t.data);
-    r.elem_bytes = dtype_size(t.dtype);
-    r.layout = t.layout == Layout::NHWC ? reference::Layout::NHWC
-               : t.layout == Layout::NCHW ? reference::Layout::NCHW : reference::Layout::NCHW_VECT_C;
-    for (int i = 0; i < 4; i++) {
-        r.dims[i] = t.dims[i];
-        r.strides[i] = t.strides[i];
-    }
-    return r;
-}
-
 void finish(benchmark::State &state, int64_t bytes) {
     state.SetBytesProcessed(2 * bytes * static_cast<int64_t>(state.iterations()));
     state.counters["MiB"] = bytes / double(1 << 20);
@@ -114,9 +102,9 @@ void BM_naive(benchmark::State &state, Case c) {
     const bool crd = c.order == Order::CRD;
     for (auto _ : state) {
         if (c.op == Op::SpaceToDepth) {
-            reference::space_to_depth(as_ref(s.in), as_ref(s.out), c.block, c.block, crd);
+            reference::space_to_depth(testing_support::as_reference(s.in), testing_support::as_reference(s.out), c.block, c.block, crd);
         } else {
-            reference::depth_to_space(as_ref(s.in), as_ref(s.out), c.block, c.block, crd);
+            reference::depth_to_space(testing_support::as_reference(s.in), testing_support::as_reference(s.out), c.block, c.block, crd);
         }
         benchmark::DoNotOptimize(s.dst->data());
     }

@@ -29,15 +29,21 @@ void for_each_coord(const spacedepth::Dims &d, F f) {
 
 }  // namespace
 
-reference::TensorRef TestTensor::ref() const {
+reference::TensorRef as_reference(const spacedepth::Tensor &t) {
     reference::TensorRef r;
-    r.data = const_cast<uint8_t *>(storage.data());
-    r.elem_bytes = spacedepth::dtype_size(tensor.dtype);
-    r.layout = ref_layout(tensor.layout);
+    r.data = static_cast<uint8_t *>(t.data);
+    r.elem_bytes = spacedepth::dtype_size(t.dtype);
+    r.layout = ref_layout(t.layout);
     for (int i = 0; i < 4; i++) {
-        r.dims[i] = tensor.dims[i];
-        r.strides[i] = tensor.strides[i];
+        r.dims[i] = t.dims[i];
+        r.strides[i] = t.strides[i];
     }
+    return r;
+}
+
+reference::TensorRef TestTensor::ref() const {
+    reference::TensorRef r = as_reference(tensor);
+    r.data = const_cast<uint8_t *>(storage.data());
     return r;
 }
 

@@ -17,6 +17,9 @@ using spacedepth::Layout;
 
 constexpr uint8_t kSentinel = 0xA5;  // every byte outside the written elements keeps this value
 
+// The reference's view of a library tensor descriptor.
+reference::TensorRef as_reference(const spacedepth::Tensor &t);
+
 struct TestTensor {
     std::vector<uint8_t> storage;
     spacedepth::Tensor tensor;  // a view into storage

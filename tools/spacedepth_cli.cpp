@@ -96,6 +96,25 @@ Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &pa
     }
 }
 
+// A call on dense tensors described by the options and the input's logical shape.
+struct DenseCall {
+    Params params;
+    Layout in_layout, out_layout;
+    DType dtype;
+    Dims in_dims, out_dims;
+};
+
+DenseCall resolve_dense_call(const CallOptions &o, const std::vector<int64_t> &shape) {
+    DenseCall c;
+    c.params = parse_params(o);
+    c.in_layout = parse_layout(o.layout);
+    c.out_layout = o.out_layout.empty() ? c.in_layout : parse_layout(o.out_layout);
+    c.dtype = parse_dtype(o.dtype.empty() ? "float32" : o.dtype);
+    c.in_dims = {shape[0], shape[1], shape[2], shape[3]};
+    if (Status s = output_dims(c.params, c.in_dims, &c.out_dims); !s.ok()) throw CliError(s.message());
+    return c;
+}
+
 int cmd_run(const CallOptions &o, const std::string &in_path, const std::string &out_path) {
     const Params p = parse_params(o);
     const Layout in_layout = parse_layout(o.layout);
@@ -166,20 +185,17 @@ BenchResult time_pair(F kernel, G copy, int64_t bytes, int rounds) {
 }
 
 int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds) {
-    const Params p = parse_params(o);
-    const Layout in_layout = parse_layout(o.layout);
-    const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
-    const DType dtype = parse_dtype(o.dtype.empty() ? "float32" : o.dtype);
-    const Dims in_dims{shape[0], shape[1], shape[2], shape[3]};
-    Dims out_dims;
-    if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) throw CliError(s.message());
+    const DenseCall c = resolve_dense_call(o, shape);
+    const Params &p = c.params;
+    const Layout out_layout = c.out_layout;
+    const DType dtype = c.dtype;
     int64_t count = 1;
-    for (int64_t d : in_dims) count *= d;
+    for (int64_t d : c.in_dims) count *= d;
     const int64_t bytes = count * dtype_size(dtype);
     AlignedBuffer src(bytes), dst(bytes), copy_dst(bytes);
     for (int64_t i = 0; i < bytes; i++) src.data()[i] = static_cast<uint8_t>(i * 131 + 7);
-    const Tensor tin = Tensor::dense(src.data(), dtype, in_layout, in_dims);
-    const Tensor tout = Tensor::dense(dst.data(), dtype, out_layout, out_dims);
+    const Tensor tin = Tensor::dense(src.data(), dtype, c.in_layout, c.in_dims);
+    const Tensor tout = Tensor::dense(dst.data(), dtype, out_layout, c.out_dims);
     if (Status s = run(p, tin, tout); !s.ok()) throw CliError(s.message());
 
     const BenchResult r = time_pair([&] { run(p, tin, tout); },
@@ -208,20 +224,14 @@ int cmd_info(const CallOptions &o, const std::vector<int64_t> &shape) {
     std::cout << build_info();
     if (!o.op.empty()) {
         if (shape.size() != 4) throw CliError("info: --shape N,C,H,W is needed with --op");
-        const Params p = parse_params(o);
-        const Layout in_layout = parse_layout(o.layout);
-        const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
-        const DType dtype = parse_dtype(o.dtype.empty() ? "float32" : o.dtype);
-        const Dims in_dims{shape[0], shape[1], shape[2], shape[3]};
-        Dims out_dims;
-        if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) throw CliError(s.message());
+        const DenseCall c = resolve_dense_call(o, shape);
         // Describe a call on dense tensors at far-apart, aligned addresses; describe_call only
         // validates and plans, it never touches tensor memory.
         void *const in_addr = reinterpret_cast<void *>(uintptr_t{1} << 44);
         void *const out_addr = reinterpret_cast<void *>(uintptr_t{1} << 45);
-        const Tensor tin = Tensor::dense(in_addr, dtype, in_layout, in_dims);
-        const Tensor tout = Tensor::dense(out_addr, dtype, out_layout, out_dims);
-        std::cout << "call: " << describe_call(p, tin, tout) << "\n";
+        const Tensor tin = Tensor::dense(in_addr, c.dtype, c.in_layout, c.in_dims);
+        const Tensor tout = Tensor::dense(out_addr, c.dtype, c.out_layout, c.out_dims);
+        std::cout << "call: " << describe_call(c.params, tin, tout) << "\n";
     }
     return 0;
 }

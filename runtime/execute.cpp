@@ -1,4 +1,5 @@
 // Halide glue: the kernel table, error capture, thread settings, and the loop that runs a Plan.
+#include "runtime/halide_errors.h"
 #include "runtime/problem.h"
 
 #include "HalideRuntime.h"
@@ -11,18 +12,21 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 
 // Each call passes its own ErrorSink as Halide's user_context, so messages from concurrent calls
 // never mix. This strong definition replaces the runtime's weak halide_error, whose default
 // prints and then aborts the process (shared/TOOLCHAIN-NOTES.md section 8).
 namespace {
-struct ErrorSink {
-    std::string message;
-};
 thread_local std::string orphan_halide_error;  // messages raised without a user_context
 }  // namespace
 
+std::string spacedepth::detail::take_orphan_halide_errors() {
+    return std::exchange(orphan_halide_error, std::string());
+}
+
 extern "C" void halide_error(void *user_context, const char *msg) {
+    using spacedepth::detail::ErrorSink;
     std::string &dest = user_context ? static_cast<ErrorSink *>(user_context)->message : orphan_halide_error;
     dest += msg;
     while (!dest.empty() && (dest.back() == '\n' || dest.back() == ' ')) {

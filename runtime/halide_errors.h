@@ -1,0 +1,17 @@
+// Capture of Halide's error messages. Each kernel call passes its own ErrorSink as Halide's
+// user_context; the strong halide_error() in execute.cpp appends to it instead of printing and
+// aborting (Halide's default handler calls abort(), shared/TOOLCHAIN-NOTES.md section 8).
+#pragma once
+
+#include <string>
+
+namespace spacedepth::detail {
+
+struct ErrorSink {
+    std::string message;
+};
+
+// Messages Halide raised with no user_context on this thread (e.g. from its thread pool).
+std::string take_orphan_halide_errors();
+
+}  // namespace spacedepth::detail

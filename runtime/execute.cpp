@@ -89,8 +89,7 @@ Status execute(const Problem &p, const Plan &plan) {
 
     halide_dimension_t in_dims[kKernelRank], out_dims[kKernelRank];
     for (int i = 0; i < kKernelRank; i++) {
-        const bool real = i < static_cast<int>(plan.kernel_dims.size());
-        const ViewDim d = real ? plan.kernel_dims[i] : ViewDim{1, 0, 0};
+        const ViewDim d = plan.kernel_dims[i];  // normalize() fills all kKernelRank slots
         in_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.in_stride));
         out_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
     }

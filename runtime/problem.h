@@ -65,7 +65,7 @@ struct LoopDim {
 
 struct Plan {
     int width = 1;                       // bytes per kernel element: 1, 2, 4 or 8
-    std::vector<ViewDim> kernel_dims;    // innermost first, in width units
+    std::vector<ViewDim> kernel_dims;    // exactly kKernelRank slots, innermost first, width units
     std::vector<LoopDim> loop_dims;      // run by the executor, innermost first
     std::vector<std::pair<int64_t, int64_t>> fragments;  // in width units
     bool parallel = false;

@@ -1,0 +1,93 @@
+// Per-ISA tests. The kernels are Halide multi-target libraries whose wrapper picks the best
+// compiled path the CPU can run, once, at the first call. Setting SPACEDEPTH_FORCE_ISA
+// (avx512_skylake, avx2, sse41, baseline) before that first call masks the features above it,
+// so this whole binary runs on that path; ctest runs it once per ISA, each in its own process
+// because the choice is cached (as Halide's test/generator/multitarget_aottest.cpp does).
+#include "HalideRuntime.h"
+#include "spacedepth/spacedepth.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *kLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake"};
+
+bool has_feature(const uint64_t *features, int bit) {
+    return (features[bit >> 6] >> (bit & 63)) & 1;
+}
+
+// The ISA level of a compiled path, from its feature bits.
+int level_of(const uint64_t *f) {
+    if (has_feature(f, halide_target_feature_avx512_skylake)) return 3;
+    if (has_feature(f, halide_target_feature_avx2)) return 2;
+    if (has_feature(f, halide_target_feature_sse41)) return 1;
+    return 0;
+}
+
+int cpu_level() {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"))
+        return 3;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) return 2;
+    if (__builtin_cpu_supports("sse4.1")) return 1;
+#endif
+    return 0;
+}
+
+int forced_level = -1;              // -1: not forced
+std::atomic<int> chosen_level{0};   // the path the wrappers accepted; the baseline is taken
+                                    // without a query when every better path was refused
+std::atomic<int> queries{0};
+
+int masking_hook(int count, const uint64_t *features) {
+    queries++;
+    const int level = level_of(features);
+    if (forced_level >= 0 && level > forced_level) {
+        return 0;
+    }
+    const int ok = halide_default_can_use_target_features(count, features);
+    if (ok) {
+        chosen_level = level;
+    }
+    return ok;
+}
+
+// Installed before main(): before any kernel's first call.
+const bool hook_installed = [] {
+    if (const char *isa = std::getenv("SPACEDEPTH_FORCE_ISA")) {
+        for (int i = 0; i < 4; i++) {
+            if (std::strcmp(isa, kLevels[i]) == 0) forced_level = i;
+        }
+    }
+    halide_set_custom_can_use_target_features(masking_hook);
+    return true;
+}();
+
+TEST(IsaDispatch, RunsTheForcedPath) {
+    ASSERT_TRUE(hook_installed);
+    const char *isa = std::getenv("SPACEDEPTH_FORCE_ISA");
+    if (isa && forced_level < 0) {
+        FAIL() << "unknown SPACEDEPTH_FORCE_ISA=" << isa;
+    }
+    const int want = forced_level >= 0 ? forced_level : cpu_level();
+    if (want > cpu_level()) {
+        GTEST_SKIP() << "this CPU cannot run the " << kLevels[want] << " path (it has " << kLevels[cpu_level()] << ")";
+    }
+    std::vector<float> in(64), out(64);
+    for (int i = 0; i < 64; i++) in[i] = static_cast<float>(i);
+    auto tin = spacedepth::Tensor::dense(in.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 4, 4, 4});
+    auto tout = spacedepth::Tensor::dense(out.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 16, 2, 2});
+    ASSERT_TRUE(spacedepth::space_to_depth(tin, tout, 2).ok());
+    ASSERT_GT(queries.load(), 0) << "the kernel wrappers never asked which path to run";
+    EXPECT_EQ(chosen_level.load(), want) << "ran " << kLevels[chosen_level.load()] << ", expected " << kLevels[want];
+    std::printf("kernel path: %s\n", kLevels[chosen_level.load()]);
+}
+
+}  // namespace

@@ -8,7 +8,10 @@
 // interleave, deinterleave, transpose), which is where all the speed comes from.
 //
 // The element type is set per library (input.type=uint8|uint16|uint32|uint64): the op only moves
-// bits, so one kernel per element width serves every dtype.
+// bits, so one kernel per element width serves every dtype. The generator parameter `pattern`
+// selects the schedule family: `general` (run copies, interleaves, deinterleaves, short runs,
+// small transposes) or `transpose` (register-tile transposes, for views whose input is dense
+// along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC conversion).
 #include "Halide.h"
 
 #include "schedules/permute_copy_schedule.h"
@@ -19,6 +22,10 @@ using namespace Halide;
 
 class PermuteCopy : public Generator<PermuteCopy> {
 public:
+    GeneratorParam<PermuteCopyPattern> pattern{"pattern", PermuteCopyPattern::General,
+                                               {{"general", PermuteCopyPattern::General},
+                                                {"transpose", PermuteCopyPattern::Transpose}}};
+
     // When false the kernel runs serially in the caller's thread and never touches the thread
     // pool: small tensors, and callers that bring their own pool (threads = 1).
     Input<Buffer<void, kRank>> input{"input"};
@@ -42,9 +49,18 @@ public:
         }
         input.dim(0).set_stride(Expr());
         output.dim(0).set_stride(Expr());
+        if (pattern == PermuteCopyPattern::Transpose) {
+            // The runtime picks this family only for views dense along output dim 0 and input
+            // dim 1; saying so lets both sides use dense vectors instead of gathers and scatters.
+            output.dim(0).set_stride(1);
+            input.dim(1).set_stride(1);
+        }
 
         /* THE SCHEDULE (schedules/, one file per target family) */
-        PermuteCopyHandles h{output, input, output, parallel, x};
+        PermuteCopyHandles h{output, input, output, parallel, x, pattern};
+        if (pattern == PermuteCopyPattern::Transpose) {
+            h.input_stage = input.in();  // the register tile the transpose goes through
+        }
         apply_permute_copy_schedule(h, get_target());
     }
 };

@@ -7,6 +7,10 @@
 #include "spacedepth_permute_copy_u32.h"
 #include "spacedepth_permute_copy_u64.h"
 #include "spacedepth_permute_copy_u8.h"
+#include "spacedepth_transpose_u16.h"
+#include "spacedepth_transpose_u32.h"
+#include "spacedepth_transpose_u64.h"
+#include "spacedepth_transpose_u8.h"
 
 #include <cstdio>
 #include <mutex>
@@ -41,21 +45,26 @@ namespace {
 using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t *);
 
 struct Kernel {
+    KernelFamily family;
     int width;
     const char *name;
     KernelFn fn;
 };
 
 constexpr Kernel kKernels[] = {
-    {1, "spacedepth_permute_copy_u8", spacedepth_permute_copy_u8},
-    {2, "spacedepth_permute_copy_u16", spacedepth_permute_copy_u16},
-    {4, "spacedepth_permute_copy_u32", spacedepth_permute_copy_u32},
-    {8, "spacedepth_permute_copy_u64", spacedepth_permute_copy_u64},
+    {KernelFamily::General, 1, "spacedepth_permute_copy_u8", spacedepth_permute_copy_u8},
+    {KernelFamily::General, 2, "spacedepth_permute_copy_u16", spacedepth_permute_copy_u16},
+    {KernelFamily::General, 4, "spacedepth_permute_copy_u32", spacedepth_permute_copy_u32},
+    {KernelFamily::General, 8, "spacedepth_permute_copy_u64", spacedepth_permute_copy_u64},
+    {KernelFamily::Transpose, 1, "spacedepth_transpose_u8", spacedepth_transpose_u8},
+    {KernelFamily::Transpose, 2, "spacedepth_transpose_u16", spacedepth_transpose_u16},
+    {KernelFamily::Transpose, 4, "spacedepth_transpose_u32", spacedepth_transpose_u32},
+    {KernelFamily::Transpose, 8, "spacedepth_transpose_u64", spacedepth_transpose_u64},
 };
 
-const Kernel *kernel_for(int width) {
+const Kernel *kernel_for(KernelFamily family, int width) {
     for (const Kernel &k : kKernels) {
-        if (k.width == width) {
+        if (k.family == family && k.width == width) {
             return &k;
         }
     }
@@ -79,7 +88,7 @@ void ensure_pool_threads(int threads) {
 }  // namespace
 
 Status execute(const Problem &p, const Plan &plan) {
-    const Kernel *kernel = kernel_for(plan.width);
+    const Kernel *kernel = kernel_for(plan.family, plan.width);
     if (kernel == nullptr) {
         return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
     }

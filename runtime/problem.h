@@ -63,7 +63,11 @@ struct LoopDim {
     int64_t total = 0;    // the chunked dim's full extent
 };
 
+// The two kernel families (generators/permute_copy_generator.cpp, parameter `pattern`).
+enum class KernelFamily { General, Transpose };
+
 struct Plan {
+    KernelFamily family = KernelFamily::General;
     int width = 1;                       // bytes per kernel element: 1, 2, 4 or 8
     std::vector<ViewDim> kernel_dims;    // exactly kKernelRank slots, innermost first, width units
     std::vector<LoopDim> loop_dims;      // run by the executor, innermost first

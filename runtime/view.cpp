@@ -53,24 +53,15 @@ std::vector<ViewDim> merge_contiguous(const std::vector<ViewDim> &dims) {
     return merged;
 }
 
-// Places the real dims in the kernel's kRank slots: dims 0 and 1 stay innermost (the schedules
-// recognise their patterns there), the two outermost go to the last two slots (the schedules
-// parallelise those), unit dims pad the middle.
+// Places the real dims in the kernel's kRank slots: up to three innermost dims stay in slots
+// 0-2 (the schedules recognise their patterns there), the rest go right-aligned into the last
+// slots (the schedules parallelise the last two), unit dims pad the middle.
 std::vector<ViewDim> arrange_for_kernel(const std::vector<ViewDim> &dims) {
-    const ViewDim unit{1, 0, 0};
-    std::vector<ViewDim> slots(kKernelRank, unit);
+    std::vector<ViewDim> slots(kKernelRank, ViewDim{1, 0, 0});
     const size_t r = dims.size();
-    if (r == 0) {
-        return slots;
-    }
-    slots[0] = dims[0];
-    if (r == 2) {
-        slots[kKernelRank - 1] = dims[1];
-        return slots;
-    }
-    for (size_t i = 1; i < r; i++) {
-        const size_t from_end = r - 1 - i;  // 0 for the outermost
-        slots[from_end < 2 && i >= 2 ? kKernelRank - 1 - from_end : i] = dims[i];
+    const size_t inner = r == 0 ? 0 : std::min<size_t>(r - 1, 3);
+    for (size_t i = 0; i < r; i++) {
+        slots[i < inner ? i : kKernelRank - (r - i)] = dims[i];
     }
     return slots;
 }
@@ -222,12 +213,16 @@ Plan normalize(const Problem &p, const View &view) {
     }
     dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
 
-    // Loop order: dim 0 stays the output's densest dim (vector stores). The others go innermost
-    // first by the smaller of their two strides, so both tensors are walked row by row: NCHW
-    // SpaceToDepth then produces all bh*bw planes of an output row while its bh input rows are
-    // in cache, instead of re-reading every input row once per plane (0.71x of the row order at
-    // DRAM, shared/PERF-NOTES.md).
-    if (dims.size() > 2) {
+    // Loop order. Dim 0 stays the output's densest dim (vector stores). When dim 0 is a run
+    // (contiguous in both) or a small block digit to unroll, the next dims stay in output order,
+    // so the unrolled block and the vectorised dim form dense output (the schedules' interleave,
+    // short-run and small-transpose patterns). Otherwise dim 0 gathers along a long row, and
+    // the others go innermost first by the smaller of their two strides, so both tensors are
+    // walked row by row: NCHW SpaceToDepth then produces all bh*bw planes of an output row
+    // while its bh input rows are in cache, instead of re-reading every input row once per
+    // plane (0.71x of the row order at DRAM, shared/PERF-NOTES.md).
+    constexpr int64_t kMaxUnrolledExtent = 8;
+    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
         std::stable_sort(dims.begin() + 1, dims.end(), [](const ViewDim &a, const ViewDim &b) {
             const int64_t ka = std::min(a.in_stride, a.out_stride), kb = std::min(b.in_stride, b.out_stride);
             return ka != kb ? ka < kb : a.out_stride < b.out_stride;
@@ -251,6 +246,15 @@ Plan normalize(const Problem &p, const View &view) {
         plan.loop_dims.insert(plan.loop_dims.begin(), LoopDim{d.extent, d.in_stride, d.out_stride});
     }
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims);
+    // A transpose: the output's dense dim gathers across long input strides while dim 1 is the
+    // input's dense dim, both long. Small constant strides stay with the general family, whose
+    // deinterleave patterns handle them with shuffles.
+    constexpr int64_t kMinTransposeExtent = 8, kMaxDeinterleaveStride = 16;
+    const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
+    if (d0.out_stride == 1 && d0.in_stride > kMaxDeinterleaveStride && d0.extent >= kMinTransposeExtent && d1.in_stride == 1 &&
+        d1.extent >= kMinTransposeExtent) {
+        plan.family = KernelFamily::Transpose;
+    }
     for (size_t i = 0; i < plan.kernel_dims.size(); i++) {
         ViewDim &d = plan.kernel_dims[i];
         if (d.extent > kMaxKernelExtent) {
@@ -266,7 +270,7 @@ Plan normalize(const Problem &p, const View &view) {
 
 std::string describe_plan(const Plan &plan) {
     std::ostringstream s;
-    s << "u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
+    s << (plan.family == KernelFamily::Transpose ? "transpose" : "general") << " u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
     for (const ViewDim &d : plan.kernel_dims) {
         s << " " << d.extent << ":" << d.in_stride << ":" << d.out_stride;
     }

@@ -3,15 +3,12 @@
 namespace spacedepth {
 
 void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target) {
-    switch (target.arch) {
-    case Halide::Target::X86:
+    // Other CPU families get their own file as they arrive (ARM: schedules/arm.cpp). Until then
+    // they share the x86 structure, which only uses natural_vector_size().
+    if (h.pattern == PermuteCopyPattern::Transpose) {
+        schedule_transpose_x86(h, target);
+    } else {
         schedule_permute_copy_x86(h, target);
-        return;
-    default:
-        // Other CPU families get their own file as they arrive (ARM: schedules/arm.cpp). Until
-        // then they share the x86 structure, which only uses natural_vector_size().
-        schedule_permute_copy_x86(h, target);
-        return;
     }
 }
 

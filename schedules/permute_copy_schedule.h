@@ -12,6 +12,8 @@ namespace spacedepth {
 // runs any extra outer dims as a loop of kernel calls.
 constexpr int kRank = 6;
 
+enum class PermuteCopyPattern { General, Transpose };
+
 // Named handles to what a schedule may touch, so schedules never depend on positional lookups.
 struct PermuteCopyHandles {
     Halide::Func output;                 // the only Func
@@ -19,11 +21,14 @@ struct PermuteCopyHandles {
     Halide::OutputImageParam out;        // output buffer
     Halide::Expr parallel;               // runtime switch: may the kernel use the thread pool?
     std::vector<Halide::Var> x;          // x[0] innermost ... x[kRank-1] outermost
+    PermuteCopyPattern pattern;          // which schedule family this library gets
+    Halide::Func input_stage;            // Transpose only: a wrapper of the input (in())
 };
 
 void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target);
 
 // Per-family entry points (schedules/<family>.cpp).
 void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Halide::Target &target);
+void schedule_transpose_x86(const PermuteCopyHandles &h, const Halide::Target &target);
 
 }  // namespace spacedepth

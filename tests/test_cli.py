@@ -199,7 +199,7 @@ class CliTest(unittest.TestCase):
         self.assertIn("spacedepth 0.1.0", r.stdout)
         self.assertIn("kernel targets", r.stdout)
         self.assertIn("CPU features seen", r.stdout)
-        self.assertIn("call: u", r.stdout)
+        self.assertIn("call: general u32 kernel", r.stdout)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@
 // The element type is set per library (input.type=uint8|uint16|uint32|uint64): the op only moves
 // bits, so one kernel per element width serves every dtype. The generator parameter `pattern`
 // selects the schedule family: `general` (run copies, interleaves, deinterleaves, short runs,
-// small transposes) or `transpose` (register-tile transposes, for views whose input is dense
-// along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC conversion).
+// small transposes), `transpose` (register-tile transposes, for views whose input is dense
+// along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC conversion) or `small`
+// (serial, minimal entry cost, for tensors of a few KiB).
 #include "Halide.h"
 
 #include "schedules/permute_copy_schedule.h"
@@ -24,7 +25,8 @@ class PermuteCopy : public Generator<PermuteCopy> {
 public:
     GeneratorParam<PermuteCopyPattern> pattern{"pattern", PermuteCopyPattern::General,
                                                {{"general", PermuteCopyPattern::General},
-                                                {"transpose", PermuteCopyPattern::Transpose}}};
+                                                {"transpose", PermuteCopyPattern::Transpose},
+                                                {"small", PermuteCopyPattern::Small}}};
 
     // When false the kernel runs serially in the caller's thread and never touches the thread
     // pool: small tensors, and callers that bring their own pool (threads = 1).

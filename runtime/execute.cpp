@@ -7,6 +7,10 @@
 #include "spacedepth_permute_copy_u32.h"
 #include "spacedepth_permute_copy_u64.h"
 #include "spacedepth_permute_copy_u8.h"
+#include "spacedepth_small_u16.h"
+#include "spacedepth_small_u32.h"
+#include "spacedepth_small_u64.h"
+#include "spacedepth_small_u8.h"
 #include "spacedepth_transpose_u16.h"
 #include "spacedepth_transpose_u32.h"
 #include "spacedepth_transpose_u64.h"
@@ -60,6 +64,10 @@ constexpr Kernel kKernels[] = {
     {KernelFamily::Transpose, 2, "spacedepth_transpose_u16", spacedepth_transpose_u16},
     {KernelFamily::Transpose, 4, "spacedepth_transpose_u32", spacedepth_transpose_u32},
     {KernelFamily::Transpose, 8, "spacedepth_transpose_u64", spacedepth_transpose_u64},
+    {KernelFamily::Small, 1, "spacedepth_small_u8", spacedepth_small_u8},
+    {KernelFamily::Small, 2, "spacedepth_small_u16", spacedepth_small_u16},
+    {KernelFamily::Small, 4, "spacedepth_small_u32", spacedepth_small_u32},
+    {KernelFamily::Small, 8, "spacedepth_small_u64", spacedepth_small_u64},
 };
 
 const Kernel *kernel_for(KernelFamily family, int width) {
@@ -108,8 +116,9 @@ Status execute(const Problem &p, const Plan &plan) {
     const int64_t w = plan.width;
 
     // Odometer over the loop dims, for every fragment.
-    std::vector<int64_t> index(plan.loop_dims.size(), 0);
-    for (auto [frag_in, frag_out] : plan.fragments) {
+    SmallVector<int64_t, 2 * kMaxDims> index(plan.loop_dims.size(), 0);
+    static const Fragments kOrigin = {{0, 0}};
+    for (auto [frag_in, frag_out] : plan.fragments.empty() ? kOrigin : plan.fragments) {
         std::fill(index.begin(), index.end(), 0);
         while (true) {
             int64_t in_off = frag_in, out_off = frag_out;

@@ -1,6 +1,7 @@
 // Internal types shared by validation, the view algebra and the executor.
 #pragma once
 
+#include "runtime/small_vector.h"
 #include "spacedepth/spacedepth.h"
 
 #include <cstdint>
@@ -39,11 +40,17 @@ struct ViewDim {
     int64_t out_stride;
 };
 
+// At most: the element's byte dim plus the seven digits (n, h, w, cv, ci, by, bx).
+constexpr size_t kMaxDims = 8;
+using DimList = SmallVector<ViewDim, kMaxDims>;
+// Constant (in, out) offset pairs; empty means the single pair (0, 0).
+using Fragments = std::vector<std::pair<int64_t, int64_t>>;
+
 // The whole op as a permuted copy: a box of dims, repeated at a list of constant offset pairs
-// (only more than one pair where a layout's index split is not affine; see view.cpp).
+// (only where a layout's index split is not affine; see view.cpp).
 struct View {
-    std::vector<ViewDim> dims;                             // strides in elements
-    std::vector<std::pair<int64_t, int64_t>> fragments;   // (in, out) offsets in elements
+    DimList dims;         // strides in elements
+    Fragments fragments;  // (in, out) offsets in elements
 };
 
 View build_view(const Problem &problem);
@@ -64,20 +71,17 @@ struct LoopDim {
 };
 
 // The two kernel families (generators/permute_copy_generator.cpp, parameter `pattern`).
-enum class KernelFamily { General, Transpose };
+enum class KernelFamily { General, Transpose, Small };
 
 struct Plan {
     KernelFamily family = KernelFamily::General;
     int width = 1;                       // bytes per kernel element: 1, 2, 4 or 8
-    std::vector<ViewDim> kernel_dims;    // exactly kKernelRank slots, innermost first, width units
-    std::vector<LoopDim> loop_dims;      // run by the executor, innermost first
-    std::vector<std::pair<int64_t, int64_t>> fragments;  // in width units
+    DimList kernel_dims;                 // exactly kKernelRank slots, innermost first, width units
+    SmallVector<LoopDim, 2 * kMaxDims> loop_dims;  // run by the executor, innermost first
+    Fragments fragments;                 // in width units; empty: the single pair (0, 0)
     bool parallel = false;
 };
 
-// Tensors at or above this many bytes may use the thread pool; below it the fork/join costs
-// more than the copy (shared/PERF-NOTES.md: 5-10 us fixed cost vs 3.5 us memcpy at 128 KiB).
-constexpr int64_t kParallelMinBytes = 256 * 1024;
 
 Plan normalize(const Problem &problem, const View &view);
 

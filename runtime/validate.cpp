@@ -2,6 +2,7 @@
 // and the values. Nothing here touches tensor memory.
 #include "runtime/checked_math.h"
 #include "runtime/problem.h"
+#include "runtime/small_vector.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,15 +17,15 @@ const char *kDimNames[4] = {"N", "C", "H", "W"};
 bool valid_layout(sd_layout l) { return l == SD_LAYOUT_NHWC || l == SD_LAYOUT_NCHW || l == SD_LAYOUT_NCHW_VECT_C; }
 
 // A tensor's memory as (extent, stride) pairs in elements, the NCHW_VECT_C lane dim included.
-std::vector<std::pair<int64_t, int64_t>> memory_dims(const sd_tensor &t) {
-    std::vector<std::pair<int64_t, int64_t>> d;
+SmallVector<std::pair<int64_t, int64_t>, 5> memory_dims(const sd_tensor &t) {
+    SmallVector<std::pair<int64_t, int64_t>, 5> d;
     for (int i = 0; i < 4; i++) {
         int64_t extent = t.dims[i];
         if (i == 1 && t.layout == SD_LAYOUT_NCHW_VECT_C) {
             extent = t.dims[1] / 4;
-            d.emplace_back(4, 1);
+            d.push_back({4, 1});
         }
-        d.emplace_back(extent, t.strides[i]);
+        d.push_back({extent, t.strides[i]});
     }
     return d;
 }
@@ -109,10 +110,10 @@ Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implie
             return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dim ") + kDimNames[i] + " is negative: dims " + dims_str(in_dims));
         }
     }
-    const std::string block = std::to_string(p.block_h) + "x" + std::to_string(p.block_w);
+    auto block = [&p] { return std::to_string(p.block_h) + "x" + std::to_string(p.block_w); };
     int64_t area;
     if (!checked_mul(p.block_h, p.block_w, &area)) {
-        return fail(SD_ERROR_OVERFLOW, "block area bh*bw overflows int64: block " + block);
+        return fail(SD_ERROR_OVERFLOW, "block area bh*bw overflows int64: block " + block());
     }
     const int64_t n = in_dims[0], c = in_dims[1], h = in_dims[2], w = in_dims[3];
     implied[0] = n;
@@ -124,13 +125,13 @@ Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implie
             return fail(SD_ERROR_SHAPE, "input width W=" + std::to_string(w) + " is not divisible by block width bw=" + std::to_string(p.block_w) + " (rule: W % bw == 0)");
         }
         if (!checked_mul(c, area, &implied[1])) {
-            return fail(SD_ERROR_OVERFLOW, "output channels C*bh*bw overflow int64: C=" + std::to_string(c) + ", block " + block);
+            return fail(SD_ERROR_OVERFLOW, "output channels C*bh*bw overflow int64: C=" + std::to_string(c) + ", block " + block());
         }
         implied[2] = h / p.block_h;
         implied[3] = w / p.block_w;
     } else {
         if (c % area != 0) {
-            return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by bh*bw=" + std::to_string(area) + " (rule: C % (bh*bw) == 0, block " + block + ")");
+            return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by bh*bw=" + std::to_string(area) + " (rule: C % (bh*bw) == 0, block " + block() + ")");
         }
         implied[1] = c / area;
         if (!checked_mul(h, p.block_h, &implied[2])) {
@@ -180,9 +181,8 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
     if (Status s = implied_dims(p, in.dims, implied); !s.ok()) {
         return s;
     }
-    const std::string block = std::to_string(p.block_h) + "x" + std::to_string(p.block_w);
     if (!std::equal(implied, implied + 4, out.dims)) {
-        return fail(SD_ERROR_SHAPE, "output dims " + dims_str(out.dims) + " are not the implied " + dims_str(implied) + " for input dims " + dims_str(in.dims) + " and block " + block);
+        return fail(SD_ERROR_SHAPE, "output dims " + dims_str(out.dims) + " are not the implied " + dims_str(implied) + " for input dims " + dims_str(in.dims) + " and block " + std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
     }
     if (vect_c) {
         for (const sd_tensor *t : {&in, &out}) {

@@ -16,8 +16,10 @@
 // (ci, by, bx) are enumerated as fragments: constant offset pairs around an affine box.
 #include "runtime/checked_math.h"
 #include "runtime/problem.h"
+#include "runtime/tuning.h"
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <sstream>
 
@@ -38,8 +40,8 @@ struct FragmentDigit {
 };
 
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).
-std::vector<ViewDim> merge_contiguous(const std::vector<ViewDim> &dims) {
-    std::vector<ViewDim> merged;
+DimList merge_contiguous(const DimList &dims) {
+    DimList merged;
     for (const ViewDim &d : dims) {
         if (!merged.empty()) {
             ViewDim &m = merged.back();
@@ -56,8 +58,8 @@ std::vector<ViewDim> merge_contiguous(const std::vector<ViewDim> &dims) {
 // Places the real dims in the kernel's kRank slots: up to three innermost dims stay in slots
 // 0-2 (the schedules recognise their patterns there), the rest go right-aligned into the last
 // slots (the schedules parallelise the last two), unit dims pad the middle.
-std::vector<ViewDim> arrange_for_kernel(const std::vector<ViewDim> &dims) {
-    std::vector<ViewDim> slots(kKernelRank, ViewDim{1, 0, 0});
+DimList arrange_for_kernel(const DimList &dims) {
+    DimList slots(kKernelRank, ViewDim{1, 0, 0});
     const size_t r = dims.size();
     const size_t inner = r == 0 ? 0 : std::min<size_t>(r - 1, 3);
     for (size_t i = 0; i < r; i++) {
@@ -80,14 +82,14 @@ View build_view(const Problem &p) {
     const bool space_vect = S.layout == SD_LAYOUT_NCHW_VECT_C;
     const bool deep_vect = D.layout == SD_LAYOUT_NCHW_VECT_C;
 
-    std::vector<Digit> digits = {
+    SmallVector<Digit, kMaxDims> digits = {
         {N, sN, dN},
         {Hd, bh * sH, dH},
         {Wd, bw * sW, dW},
     };
     // Space-side offset of channel digits: c*sC, or for NCHW_VECT_C (c/4)*sC + c%4.
     // Deep-side offset of deep channel cd: cd*dC, or for NCHW_VECT_C (cd/4)*dC + cd%4.
-    std::vector<std::pair<int64_t, int64_t>> fragments = {{0, 0}};  // (space, deep)
+    Fragments fragments;  // (space, deep); empty: the single pair (0, 0)
     if (!space_vect && !deep_vect) {
         // deep channel = c*cs + by*cby + bx*cbx
         const int64_t cs = dcr ? 1 : area, cby = dcr ? bw * Cs : bw, cbx = dcr ? Cs : 1;
@@ -136,7 +138,7 @@ View build_view(const Problem &p) {
                 digits.push_back({4, s_ci, d_ci});
                 digits.push_back({bh, sH, d_by});
                 digits.push_back({bw, sW, d_bx});
-                fragments = {{0, 0}};
+                fragments.clear();
             }
         }
     }
@@ -157,7 +159,7 @@ Plan normalize(const Problem &p, const View &view) {
     // Work in bytes, with the element as an innermost dim of contiguous bytes, so that the
     // element width, merged runs and widening are one mechanism.
     const int64_t e = p.elem_bytes;
-    std::vector<ViewDim> dims = {{e, 1, 1}};
+    DimList dims = {{e, 1, 1}};
     for (const ViewDim &d : view.dims) {
         if (d.extent != 1) {
             // Validation bounded (extent-1)*stride*e by the tensor span, so this cannot overflow.
@@ -165,7 +167,7 @@ Plan normalize(const Problem &p, const View &view) {
         }
     }
     dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
-    std::vector<std::pair<int64_t, int64_t>> fragments;
+    Fragments fragments;
     for (auto [i, o] : view.fragments) {
         fragments.emplace_back(i * e, o * e);
     }
@@ -243,7 +245,7 @@ Plan normalize(const Problem &p, const View &view) {
     while (plan.kernel_dims.size() > static_cast<size_t>(kKernelRank)) {
         const ViewDim d = plan.kernel_dims.back();
         plan.kernel_dims.pop_back();
-        plan.loop_dims.insert(plan.loop_dims.begin(), LoopDim{d.extent, d.in_stride, d.out_stride});
+        plan.loop_dims.insert_front(LoopDim{d.extent, d.in_stride, d.out_stride});
     }
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims);
     // A transpose: the output's dense dim gathers across long input strides while dim 1 is the
@@ -255,6 +257,10 @@ Plan normalize(const Problem &p, const View &view) {
         d1.extent >= kMinTransposeExtent) {
         plan.family = KernelFamily::Transpose;
     }
+    const SwitchPoints points = switch_points();
+    if (p.bytes < points.small_max_bytes) {
+        plan.family = KernelFamily::Small;
+    }
     for (size_t i = 0; i < plan.kernel_dims.size(); i++) {
         ViewDim &d = plan.kernel_dims[i];
         if (d.extent > kMaxKernelExtent) {
@@ -264,13 +270,13 @@ Plan normalize(const Problem &p, const View &view) {
         }
     }
     plan.fragments = fragments;
-    plan.parallel = p.threads != 1 && p.bytes >= kParallelMinBytes;
+    plan.parallel = p.threads != 1 && p.bytes >= points.parallel_min_bytes;
     return plan;
 }
 
 std::string describe_plan(const Plan &plan) {
     std::ostringstream s;
-    s << (plan.family == KernelFamily::Transpose ? "transpose" : "general") << " u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
+    s << (plan.family == KernelFamily::Transpose ? "transpose" : plan.family == KernelFamily::Small ? "small" : "general") << " u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
     for (const ViewDim &d : plan.kernel_dims) {
         s << " " << d.extent << ":" << d.in_stride << ":" << d.out_stride;
     }
@@ -282,6 +288,20 @@ std::string describe_plan(const Plan &plan) {
     }
     s << (plan.parallel ? ", parallel" : ", serial");
     return s.str();
+}
+
+namespace {
+std::atomic<int64_t> parallel_min_bytes{SwitchPoints{}.parallel_min_bytes};
+std::atomic<int64_t> small_max_bytes{SwitchPoints{}.small_max_bytes};
+}  // namespace
+
+SwitchPoints switch_points() {
+    return {parallel_min_bytes.load(std::memory_order_relaxed), small_max_bytes.load(std::memory_order_relaxed)};
+}
+
+void set_switch_points(const SwitchPoints &points) {
+    parallel_min_bytes = points.parallel_min_bytes;
+    small_max_bytes = points.small_max_bytes;
 }
 
 }  // namespace spacedepth::detail

@@ -12,7 +12,7 @@ namespace spacedepth {
 // runs any extra outer dims as a loop of kernel calls.
 constexpr int kRank = 6;
 
-enum class PermuteCopyPattern { General, Transpose };
+enum class PermuteCopyPattern { General, Transpose, Small };
 
 // Named handles to what a schedule may touch, so schedules never depend on positional lookups.
 struct PermuteCopyHandles {
@@ -30,5 +30,6 @@ void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Targ
 // Per-family entry points (schedules/<family>.cpp).
 void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Halide::Target &target);
 void schedule_transpose_x86(const PermuteCopyHandles &h, const Halide::Target &target);
+void schedule_small_x86(const PermuteCopyHandles &h, const Halide::Target &target);
 
 }  // namespace spacedepth

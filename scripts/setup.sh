@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One-time (and idempotent) set-up for a fresh Debian 12 machine:
-#   1. Debian packages: compilers, GoogleTest, Google Benchmark, CLI11, nlohmann-json, xtensor (npy I/O).
+#   1. Debian packages: compilers, GoogleTest, Google Benchmark, CLI11, nlohmann-json, xtensor (npy I/O),
+#      and the C++ peers the benchmark compares against (Eigen, XNNPACK).
 #   2. .venv with halide==21.0.0, CMake >= 3.28 and Ninja from PyPI.
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PACKAGES=(g++ make python3-venv libgtest-dev libgmock-dev libbenchmark-dev
-              libcli11-dev nlohmann-json3-dev xtensor-dev)
+DEB_PACKAGES=(g++ make python3-venv binutils libgtest-dev libgmock-dev libbenchmark-dev
+              libcli11-dev nlohmann-json3-dev xtensor-dev libeigen3-dev libxnnpack-dev libpthreadpool-dev)
 HALIDE_VERSION=21.0.0
 
 missing=()

@@ -2,6 +2,7 @@
 // against the independent reference, over randomised shapes: blocks 1-5 and rectangular, H != W,
 // odd sizes, 1-pixel rows and columns, batch > 1, channel counts off the vector width, strided
 // views, one and several threads. Plus the round trip in both directions.
+#include "runtime/tuning.h"
 #include "tests/harness.h"
 
 #include <gtest/gtest.h>
@@ -77,8 +78,28 @@ using Cell = std::tuple<Op, Order, Layout, Layout, int>;
 
 class Matrix : public ::testing::TestWithParam<Cell> {};
 
+// Every cell runs twice: with the default switch points (small tensors take the small-tensor
+// kernel) and with that kernel switched off, so the general and transpose kernels see every
+// small shape too.
+void run_cell(const Cell &cell);
+
 TEST_P(Matrix, MatchesReference) {
-    const auto [op, order, in_layout, out_layout, width] = GetParam();
+    run_cell(GetParam());
+}
+
+TEST_P(Matrix, MatchesReferenceWithoutSmallKernel) {
+    struct Restore {
+        spacedepth::detail::SwitchPoints saved = spacedepth::detail::switch_points();
+        ~Restore() { spacedepth::detail::set_switch_points(saved); }
+    } restore;
+    spacedepth::detail::SwitchPoints no_small = restore.saved;
+    no_small.small_max_bytes = 0;
+    spacedepth::detail::set_switch_points(no_small);
+    run_cell(GetParam());
+}
+
+void run_cell(const Cell &cell) {
+    const auto [op, order, in_layout, out_layout, width] = cell;
     const bool vect_c = in_layout == Layout::NCHW_VECT_C || out_layout == Layout::NCHW_VECT_C;
     std::mt19937_64 rng(std::hash<std::string>{}(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     auto pick = [&rng](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };

@@ -1,0 +1,60 @@
+#include "bench/cases.h"
+
+namespace bench {
+
+using namespace spacedepth;
+
+namespace {
+
+std::string short_name(DType d) {
+    switch (d) {
+    case DType::Float32: return "f32";
+    case DType::UInt8: return "u8";
+    case DType::Int8: return "i8";
+    case DType::Float16: return "f16";
+    case DType::Float64: return "f64";
+    case DType::Complex128: return "c128";
+    default: return dtype_name(d);
+    }
+}
+
+std::string layout_tag(Layout l) {
+    return l == Layout::NHWC ? "NHWC" : l == Layout::NCHW ? "NCHW" : "VECTC";
+}
+
+Case make(Op op, Order order, Layout in, Layout out, DType dtype, int64_t c, int64_t bh, int64_t bw) {
+    std::string layouts = in == out ? layout_tag(in) : layout_tag(in) + "to" + layout_tag(out);
+    std::string block = bh == bw ? "b" + std::to_string(bh) : "b" + std::to_string(bh) + "x" + std::to_string(bw);
+    return {std::string(op == Op::DepthToSpace ? "D2S" : "S2D") + "_" + layouts + "_" + order_name(order) + "_" +
+                short_name(dtype) + "_C" + std::to_string(c) + "_" + block,
+            op, order, in, out, dtype, c, bh, bw};
+}
+
+}  // namespace
+
+std::vector<Case> all_cases() {
+    std::vector<Case> cases;
+    for (Op op : {Op::DepthToSpace, Op::SpaceToDepth})
+        for (Layout l : {Layout::NHWC, Layout::NCHW})
+            for (Order order : {Order::DCR, Order::CRD})
+                for (DType d : {DType::Float32, DType::UInt8})
+                    for (int64_t c : {1, 3, 16, 64}) cases.push_back(make(op, order, l, l, d, c, 2, 2));
+    for (Op op : {Op::DepthToSpace, Op::SpaceToDepth}) {
+        for (int64_t b : {3, 4}) {
+            cases.push_back(make(op, Order::CRD, Layout::NCHW, Layout::NCHW, DType::Float32, 3, b, b));
+            cases.push_back(make(op, Order::DCR, Layout::NHWC, Layout::NHWC, DType::Float32, 16, b, b));
+        }
+        for (Order order : {Order::DCR, Order::CRD})
+            cases.push_back(make(op, order, Layout::NCHW_VECT_C, Layout::NCHW_VECT_C, DType::Int8, 16, 2, 2));
+    }
+    cases.push_back(make(Op::DepthToSpace, Order::DCR, Layout::NHWC, Layout::NHWC, DType::Float32, 16, 2, 3));
+    cases.push_back(make(Op::SpaceToDepth, Order::CRD, Layout::NCHW, Layout::NCHW, DType::Float32, 3, 2, 3));
+    cases.push_back(make(Op::DepthToSpace, Order::DCR, Layout::NCHW, Layout::NHWC, DType::Float32, 16, 2, 2));
+    cases.push_back(make(Op::SpaceToDepth, Order::DCR, Layout::NHWC, Layout::NCHW, DType::Float32, 16, 2, 2));
+    cases.push_back(make(Op::DepthToSpace, Order::DCR, Layout::NHWC, Layout::NHWC, DType::Float16, 16, 2, 2));
+    cases.push_back(make(Op::DepthToSpace, Order::CRD, Layout::NCHW, Layout::NCHW, DType::Float64, 3, 2, 2));
+    cases.push_back(make(Op::SpaceToDepth, Order::CRD, Layout::NHWC, Layout::NHWC, DType::Complex128, 3, 2, 2));
+    return cases;
+}
+
+}  // namespace bench

@@ -1,0 +1,28 @@
+// The fixed benchmark case matrix (issue 3): both ops, DCR and CRD, NHWC / NCHW / NCHW_VECT_C and
+// fused conversions, float32 and uint8 (plus one each of 2-, 8- and 16-byte elements), C in
+// {1, 3, 16, 64}, blocks 2, 3, 4 and one rectangular.
+#pragma once
+
+#include "spacedepth/spacedepth.h"
+
+#include <string>
+#include <vector>
+
+namespace bench {
+
+struct Case {
+    std::string name;
+    spacedepth::Op op;
+    spacedepth::Order order;
+    spacedepth::Layout layout, out_layout;
+    spacedepth::DType dtype;
+    int64_t small_channels;  // the space side's C
+    int64_t bh, bw;
+};
+
+std::vector<Case> all_cases();
+
+// Tensor sizes (bytes of one tensor): in L2, in L3, and well beyond the caches.
+constexpr int64_t kSizes[] = {128 << 10, 2 << 20, 64 << 20};
+
+}  // namespace bench

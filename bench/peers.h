@@ -1,0 +1,19 @@
+// C++ peers benchmarked on the same rows as spacedepth: Eigen's TensorMap shuffle (ONNX Runtime's
+// CPU method) and XNNPACK (Debian's 2022 build: NHWC DepthToSpace in DCR order for 4-byte
+// elements, and its NCHW -> NHWC variant). Each returns an empty function where it does not apply.
+#pragma once
+
+#include "bench/cases.h"
+
+#include <functional>
+
+namespace bench {
+
+std::function<void()> eigen_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out, int threads);
+std::function<void()> xnnpack_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out, int threads);
+
+// memcpy split into `threads` parts on Halide's thread pool (a persistent pool, so the figure is
+// the copy, not thread start-up).
+void parallel_memcpy(void *dst, const void *src, size_t bytes, int threads);
+
+}  // namespace bench

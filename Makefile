@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build test demo bench clean
+.PHONY: all setup configure build test demo bench bench-peers clean
 
 all: build
 
@@ -26,10 +26,30 @@ test: build
 demo: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh
 
-# Google Benchmark over the fixed case matrix, then the RESULTS.md table (ratios to memcpy).
+# Google Benchmark over the fixed case matrix (C++ peers beside every row), then bench/RESULTS.md
+# and its plot. The harness JSON is kept in bench/results.json so `make bench-peers` can
+# regenerate the page without rerunning it. Not part of CI (about 10 minutes).
+BENCH_MIN_TIME ?= 0.1
 bench: build
-	@$(BUILD)/bin/spacedepth_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json $(BENCH_ARGS)
-	@$(VENV)/bin/python bench/results_table.py $(BUILD)/bench.json
+	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
+	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
+		--benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
+	@$(VENV)/bin/python bench/results_table.py bench/results.json
+	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
+
+# The Python peers (PyTorch, ONNX Runtime, OpenVINO, TensorFlow) in their own venv, on the same
+# cases; then bench/RESULTS.md again with their columns. Not part of CI.
+PEERS_VENV := .venv-peers
+bench-peers: build
+	@test -x $(PEERS_VENV)/bin/python || python3 -m venv $(PEERS_VENV)
+	@$(PEERS_VENV)/bin/python -c "import numpy, matplotlib" 2>/dev/null || $(PEERS_VENV)/bin/pip install -q numpy matplotlib
+	@for p in torch onnx onnxruntime openvino tensorflow-cpu; do \
+		$(PEERS_VENV)/bin/pip install -q $$p || echo "bench-peers: could not install $$p; the table will say so"; done
+	@$(PEERS_VENV)/bin/python bench/peers.py --bench $(BUILD)/bin/spacedepth_bench
+	@test -f bench/results.json || { echo "bench-peers: run make bench first for the C++ rows"; exit 1; }
+	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
+	@$(VENV)/bin/python bench/results_table.py bench/results.json
+	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
 
 clean:
 	rm -rf $(BUILD)

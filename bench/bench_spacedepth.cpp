@@ -15,6 +15,9 @@
 #include "tools/aligned_buffer.h"
 
 #include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
 
 #include <cmath>
 #include <cstring>
@@ -94,7 +97,11 @@ template <std::function<void()> (*MakePeer)(const Case &, const Tensor &, const 
 void BM_peer(benchmark::State &state, Case c) {
     auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
     std::function<void()> peer = MakePeer(c, s->in, s->out, static_cast<int>(state.range(1)));
-    if (!peer || !agrees_with_spacedepth(state, *s, peer)) return;
+    if (!peer) {
+        state.SkipWithError("the peer does not apply");
+        return;
+    }
+    if (!agrees_with_spacedepth(state, *s, peer)) return;
     for (auto _ : state) {
         peer();
         benchmark::DoNotOptimize(s->dst->data());
@@ -148,10 +155,14 @@ int register_all() {
             for (int threads : {1, 2}) {
                 benchmark::RegisterBenchmark(("spacedepth/" + c.name).c_str(), BM_spacedepth, c)
                     ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
-                benchmark::RegisterBenchmark(("eigen/" + c.name).c_str(), BM_peer<bench::eigen_peer>, c)
-                    ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
-                benchmark::RegisterBenchmark(("xnnpack/" + c.name).c_str(), BM_peer<bench::xnnpack_peer>, c)
-                    ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+                if (bench::eigen_applies(c)) {
+                    benchmark::RegisterBenchmark(("eigen/" + c.name).c_str(), BM_peer<bench::eigen_peer>, c)
+                        ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+                }
+                if (bench::xnnpack_applies(c)) {
+                    benchmark::RegisterBenchmark(("xnnpack/" + c.name).c_str(), BM_peer<bench::xnnpack_peer>, c)
+                        ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+                }
             }
             if (size <= (2 << 20)) {  // the scalar loop takes seconds per call beyond cache
                 benchmark::RegisterBenchmark(("naive/" + c.name).c_str(), BM_peer<naive_peer>, c)
@@ -162,8 +173,30 @@ int register_all() {
     return 0;
 }
 
-const int registered = register_all();
+// `--cases_json` prints the case matrix for bench/peers.py, so both harnesses run the same rows.
+void print_cases_json() {
+    nlohmann::json cases = nlohmann::json::array();
+    for (const Case &c : bench::all_cases()) {
+        cases.push_back({{"name", c.name}, {"op", op_name(c.op)}, {"order", order_name(c.order)},
+                         {"layout", layout_name(c.layout)}, {"out_layout", layout_name(c.out_layout)},
+                         {"dtype", dtype_name(c.dtype)}, {"channels", c.small_channels}, {"bh", c.bh}, {"bw", c.bw}});
+    }
+    std::cout << nlohmann::json{{"cases", cases}, {"sizes", bench::kSizes}}.dump(1) << "\n";
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (std::string(argv[i]) == "--cases_json") {
+            print_cases_json();
+            return 0;
+        }
+    }
+    register_all();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

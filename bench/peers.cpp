@@ -68,8 +68,18 @@ struct XnnOp {
 
 }  // namespace
 
+bool eigen_applies(const Case &c) {
+    return c.layout == c.out_layout && c.layout != Layout::NCHW_VECT_C && dtype_size(c.dtype) <= 8;
+}
+
+bool xnnpack_applies(const Case &c) {
+    const bool nhwc = c.layout == Layout::NHWC && c.out_layout == Layout::NHWC;
+    const bool nchw2nhwc = c.layout == Layout::NCHW && c.out_layout == Layout::NHWC;
+    return c.op == Op::DepthToSpace && c.order == Order::DCR && dtype_size(c.dtype) == 4 && c.bh == c.bw && (nhwc || nchw2nhwc);
+}
+
 std::function<void()> eigen_peer(const Case &c, const Tensor &in, const Tensor &out, int threads) {
-    if (c.layout != c.out_layout || c.layout == Layout::NCHW_VECT_C) return {};
+    if (!eigen_applies(c)) return {};
     switch (dtype_size(c.dtype)) {
     case 1: return eigen_shuffle<uint8_t>(c, in, out, threads);
     case 2: return eigen_shuffle<uint16_t>(c, in, out, threads);
@@ -80,11 +90,8 @@ std::function<void()> eigen_peer(const Case &c, const Tensor &in, const Tensor &
 }
 
 std::function<void()> xnnpack_peer(const Case &c, const Tensor &in, const Tensor &out, int threads) {
-    const bool nhwc = c.layout == Layout::NHWC && c.out_layout == Layout::NHWC;
-    const bool nchw2nhwc = c.layout == Layout::NCHW && c.out_layout == Layout::NHWC;
-    if (c.op != Op::DepthToSpace || c.order != Order::DCR || dtype_size(c.dtype) != 4 || c.bh != c.bw || !(nhwc || nchw2nhwc)) {
-        return {};
-    }
+    if (!xnnpack_applies(c)) return {};
+    const bool nhwc = c.layout == Layout::NHWC;
     static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
     if (!initialized) return {};
     auto x = std::make_shared<XnnOp>();

@@ -55,13 +55,13 @@ DimList merge_contiguous(const DimList &dims) {
     return merged;
 }
 
-// Places the real dims in the kernel's kRank slots: up to three innermost dims stay in slots
-// 0-2 (the schedules recognise their patterns there), the rest go right-aligned into the last
+// Places the real dims in the kernel's kRank slots: up to four innermost dims stay in slots
+// 0-3 (the schedules recognise their patterns there), the rest go right-aligned into the last
 // slots (the schedules parallelise the last two), unit dims pad the middle.
 DimList arrange_for_kernel(const DimList &dims) {
     DimList slots(kKernelRank, ViewDim{1, 0, 0});
     const size_t r = dims.size();
-    const size_t inner = r == 0 ? 0 : std::min<size_t>(r - 1, 3);
+    const size_t inner = r == 0 ? 0 : std::min<size_t>(r - 1, r >= 5 ? 4 : 3);
     for (size_t i = 0; i < r; i++) {
         slots[i < inner ? i : kKernelRank - (r - i)] = dims[i];
     }

@@ -1,0 +1,203 @@
+"""`make bench-peers`: the Python peers on the same cases as the C++ harness, each normalised by a
+same-process memcpy (numpy.copyto) so the ratios compare across processes.
+
+Peers (from PyPI, in .venv-peers so the main build stays lean): PyTorch pixel_shuffle /
+pixel_unshuffle (CRD; NCHW contiguous and channels_last), ONNX Runtime DepthToSpace /
+SpaceToDepth (NCHW), OpenVINO DepthToSpace / SpaceToDepth (NCHW), TensorFlow
+tf.nn.depth_to_space / space_to_depth (NHWC, DCR; TF has no NCHW CPU kernel). Each peer runs in a
+process of its own per thread count (thread pools are process-wide and set once). Every output
+is checked against tests/numpy_reference.py before it is timed. A peer that cannot be imported is
+recorded as unavailable, with the reason."""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from numpy_reference import npy_shape, reference  # noqa: E402
+
+PEERS = ["torch", "onnxruntime", "openvino", "tensorflow"]
+NUMPY_DTYPES = {"float32": np.float32, "uint8": np.uint8, "int8": np.int8, "float16": np.float16,
+                "float64": np.float64, "complex128": np.complex128}
+
+
+def case_dims(case, size):
+    """Logical (N, C, H, W) of the input and output, as bench/bench_spacedepth.cpp builds them."""
+    elem = np.dtype(NUMPY_DTYPES[case["dtype"]]).itemsize
+    c, bh, bw = case["channels"], case["bh"], case["bw"]
+    side = int((max(1, size // (elem * c))) ** 0.5)
+    h, w = max(bh, side // bh * bh), max(bw, side // bw * bw)
+    space, deep = (1, c, h, w), (1, c * bh * bw, h // bh, w // bw)
+    return (space, deep) if case["op"] == "space_to_depth" else (deep, space)
+
+
+def applies(peer, case):
+    same = case["layout"] == case["out_layout"]
+    square = case["bh"] == case["bw"]
+    if not same or not square or case["layout"] == "NCHW_VECT_C":
+        return False
+    if peer == "torch":
+        return case["order"] == "CRD"
+    if peer == "onnxruntime":
+        return case["layout"] == "NCHW" and (case["op"] == "depth_to_space" or case["order"] == "DCR")
+    if peer == "openvino":
+        return case["layout"] == "NCHW"
+    if peer == "tensorflow":
+        return case["layout"] == "NHWC" and case["order"] == "DCR"
+    return False
+
+
+def make_runner(peer, case, x, threads):
+    """A zero-argument callable returning the peer's output as a numpy array in the case's layout."""
+    op, b, order = case["op"], case["bh"], case["order"]
+    if peer == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        t = torch.from_numpy(x)
+        if case["layout"] == "NHWC":
+            t = t.permute(0, 3, 1, 2)  # a channels_last view
+        fn = torch.nn.functional.pixel_shuffle if op == "depth_to_space" else torch.nn.functional.pixel_unshuffle
+
+        def run():
+            y = fn(t, b)
+            return (y.permute(0, 2, 3, 1) if case["layout"] == "NHWC" else y).numpy()
+        return run
+    if peer == "onnxruntime":
+        import onnx
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+        elem = helper.np_dtype_to_tensor_dtype(x.dtype)
+        attrs = {"blocksize": b}
+        if op == "depth_to_space":
+            attrs["mode"] = order
+        node = helper.make_node("DepthToSpace" if op == "depth_to_space" else "SpaceToDepth", ["x"], ["y"], **attrs)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", elem, x.shape)],
+                                  [helper.make_tensor_value_info("y", elem, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        return lambda: sess.run(None, {"x": x})[0]
+    if peer == "openvino":
+        import openvino as ov
+        import openvino.runtime.opset13 as ops
+        param = ops.parameter(list(x.shape), ov.Type(x.dtype), name="x")
+        mode = "blocks_first" if order == "DCR" else "depth_first"
+        node = ops.depth_to_space(param, mode, b) if op == "depth_to_space" else ops.space_to_depth(param, mode, b)
+        compiled = ov.Core().compile_model(ov.Model([node], [param]), "CPU",
+                                           {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1})
+        request = compiled.create_infer_request()
+        return lambda: request.infer({0: x})[0]
+    if peer == "tensorflow":
+        import tensorflow as tf
+        tx = tf.constant(x)
+        fn = tf.nn.depth_to_space if op == "depth_to_space" else tf.nn.space_to_depth
+        return lambda: fn(tx, b, data_format="NHWC").numpy()
+    raise ValueError(peer)
+
+
+def batch_time(fn, reps):
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
+
+
+def time_pair(fn, src, dst, min_time, rounds=5):
+    """Median over rounds of the peer and a same-size numpy copy, timed alternately."""
+    fn()
+    np.copyto(dst, src)
+    reps = max(1, int(min_time / max(batch_time(fn, 1), 1e-7)))
+    copy_reps = max(1, int(min_time / max(batch_time(lambda: np.copyto(dst, src), 1), 1e-7)))
+    k, m = [], []
+    for _ in range(rounds):
+        k.append(batch_time(fn, reps))
+        m.append(batch_time(lambda: np.copyto(dst, src), copy_reps))
+    return float(np.median(k)), float(np.median(m))
+
+
+def worker(peer, threads, cases, sizes, min_time):
+    if peer == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+    rng = np.random.default_rng(1)
+    for case in cases:
+        if not applies(peer, case):
+            continue
+        for size in sizes:
+            in_dims, _ = case_dims(case, size)
+            x = rng.integers(0, 255, size=npy_shape(in_dims, case["layout"])).astype(NUMPY_DTYPES[case["dtype"]])
+            row = {"peer": peer, "case": case["name"], "bytes": int(x.nbytes), "size": size, "threads": threads}
+            try:
+                run = make_runner(peer, case, x, threads)
+                want = reference(x, case["op"], case["bh"], case["bw"], case["order"], case["layout"], case["out_layout"])
+                got = run()
+                if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
+                    raise RuntimeError("output differs from the reference")
+                src = np.ones(x.nbytes, np.uint8)
+                dst = np.empty_like(src)
+                t, tm = time_pair(run, src, dst, min_time)
+                row.update(gbps=2 * x.nbytes / t / 1e9, memcpy_gbps=2 * x.nbytes / tm / 1e9, ratio=tm / t)
+            except Exception as e:  # a peer without this dtype or op: record why
+                row["error"] = f"{type(e).__name__}: {e}"[:200]
+            print(json.dumps(row), flush=True)
+
+
+def peer_version(peer):
+    try:
+        mod = __import__(peer)
+        return {"available": True, "version": getattr(mod, "__version__", "?")}
+    except Exception as e:
+        return {"available": False, "reason": f"{type(e).__name__}: {e}"[:200]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", default="build/bin/spacedepth_bench", help="the C++ harness (for the case list)")
+    ap.add_argument("--out", default=os.path.join(HERE, "peers.json"))
+    ap.add_argument("--min-time", type=float, default=0.05, help="seconds per timed batch")
+    ap.add_argument("--peers", default=",".join(PEERS))
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--cases", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        spec = json.load(open(args.cases))
+        worker(args.worker, args.threads, spec["cases"], spec["sizes"], args.min_time)
+        return
+    spec = json.loads(subprocess.run([args.bench, "--cases_json"], check=True, capture_output=True, text=True).stdout)
+    cases_file = args.out + ".cases.json"
+    json.dump(spec, open(cases_file, "w"))
+    out = {"date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
+           "python": platform.python_version(), "peers": {}, "results": []}
+    for peer in args.peers.split(","):
+        out["peers"][peer] = peer_version(peer)
+        if not out["peers"][peer]["available"]:
+            print(f"{peer}: unavailable ({out['peers'][peer]['reason']})", file=sys.stderr)
+            continue
+        for threads in (1, 2):
+            print(f"{peer}, {threads} thread(s) ...", file=sys.stderr, flush=True)
+            env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="PASSIVE")
+            p = subprocess.run([sys.executable, __file__, "--worker", peer, "--threads", str(threads), "--cases", cases_file,
+                                "--min-time", str(args.min_time)], capture_output=True, text=True, env=env)
+            rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+            if p.returncode != 0 and not rows:
+                out["peers"][peer] = {"available": False, "reason": p.stderr.strip().splitlines()[-1][:200] if p.stderr else "crashed"}
+            out["results"].extend(rows)
+    os.remove(cases_file)
+    json.dump(out, open(args.out, "w"), indent=1)
+    print(f"wrote {args.out}: {sum('ratio' in r for r in out['results'])} timed rows", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -13,6 +13,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -88,7 +89,7 @@ def make_runner(peer, case, x, threads):
         return lambda: sess.run(None, {"x": x})[0]
     if peer == "openvino":
         import openvino as ov
-        import openvino.runtime.opset13 as ops
+        import openvino.opset13 as ops
         param = ops.parameter(list(x.shape), ov.Type(x.dtype), name="x")
         mode = "blocks_first" if order == "DCR" else "depth_first"
         node = ops.depth_to_space(param, mode, b) if op == "depth_to_space" else ops.space_to_depth(param, mode, b)
@@ -167,6 +168,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "peers.json"))
     ap.add_argument("--min-time", type=float, default=0.05, help="seconds per timed batch")
     ap.add_argument("--peers", default=",".join(PEERS))
+    ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
+    ap.add_argument("--sizes", default="", help="comma-separated tensor sizes in bytes (default: the harness's)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--cases", help=argparse.SUPPRESS)
@@ -176,6 +179,9 @@ def main():
         worker(args.worker, args.threads, spec["cases"], spec["sizes"], args.min_time)
         return
     spec = json.loads(subprocess.run([args.bench, "--cases_json"], check=True, capture_output=True, text=True).stdout)
+    spec["cases"] = [c for c in spec["cases"] if re.search(args.filter, c["name"])]
+    if args.sizes:
+        spec["sizes"] = [int(v) for v in args.sizes.split(",")]
     cases_file = args.out + ".cases.json"
     json.dump(spec, open(cases_file, "w"))
     out = {"date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),

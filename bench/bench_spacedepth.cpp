@@ -5,8 +5,9 @@
 //   xnnpack      XNNPACK, where it has the op (NHWC DCR DepthToSpace, 4-byte), 1 and 2 threads
 //   naive        the scalar reference of tests/reference.cpp (a TF-style loop), 1 thread, in cache
 // beside memcpy of the same size on 1 and 2 threads. bytes_per_second counts bytes read + written
-// (2 x tensor bytes). bench/results_table.py turns the JSON into bench/RESULTS.md's tables, with
-// every ratio taken against memcpy from the same run.
+// (2 x tensor bytes). Every row also times memcpy of its own size right before and after it
+// (counters memcpy_gbps, best_memcpy_gbps); bench/results_table.py turns the JSON into
+// bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
 #include "bench/cases.h"
 #include "bench/peers.h"
 #include "spacedepth/spacedepth.h"
@@ -19,6 +20,7 @@
 
 #include <iostream>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -62,6 +64,48 @@ void finish(benchmark::State &state, int64_t bytes) {
     state.counters["MiB"] = bytes / double(1 << 20);
 }
 
+// memcpy of the same size, timed right before and right after a row, on 1 and on `threads`
+// threads: each row carries its own yardstick (counters memcpy_gbps, best_memcpy_gbps), because
+// DRAM bandwidth on this VM drifts by 10-15 % over the minutes a full run takes.
+struct MemcpyYardstick {
+    double gbps_1t = 0, gbps_best = 0;
+};
+
+double time_memcpy_gbps(void *dst, const void *src, int64_t bytes, int threads) {
+    using clock = std::chrono::steady_clock;
+    auto copy = [&] {
+        if (threads == 1) {
+            std::memcpy(dst, src, bytes);
+        } else {
+            bench::parallel_memcpy(dst, src, bytes, threads);
+        }
+    };
+    copy();
+    int reps = 1;
+    double seconds = 0;
+    while (true) {  // at least 20 ms of copying
+        const auto t0 = clock::now();
+        for (int i = 0; i < reps; i++) copy();
+        seconds = std::chrono::duration<double>(clock::now() - t0).count();
+        if (seconds >= 0.02) break;
+        reps *= 2;
+    }
+    return 2.0 * bytes * reps / seconds / 1e9;
+}
+
+MemcpyYardstick yardstick(Setup &s, int threads) {
+    AlignedBuffer scratch(s.bytes);
+    MemcpyYardstick y;
+    y.gbps_1t = time_memcpy_gbps(scratch.data(), s.src->data(), s.bytes, 1);
+    y.gbps_best = std::max(y.gbps_1t, threads > 1 ? time_memcpy_gbps(scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
+    return y;
+}
+
+void record_yardstick(benchmark::State &state, const MemcpyYardstick &before, const MemcpyYardstick &after) {
+    state.counters["memcpy_gbps"] = (before.gbps_1t + after.gbps_1t) / 2;
+    state.counters["best_memcpy_gbps"] = (before.gbps_best + after.gbps_best) / 2;
+}
+
 // Runs a peer once and checks it against spacedepth's output, so no figure comes from a peer
 // computing something else.
 bool agrees_with_spacedepth(benchmark::State &state, Setup &s, const std::function<void()> &peer) {
@@ -86,10 +130,12 @@ void BM_spacedepth(benchmark::State &state, Case c) {
         state.SkipWithError(st.message().c_str());
         return;
     }
+    const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
     for (auto _ : state) {
         run(s->params, s->in, s->out);
         benchmark::DoNotOptimize(s->dst->data());
     }
+    record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
     finish(state, s->bytes);
 }
 
@@ -102,10 +148,12 @@ void BM_peer(benchmark::State &state, Case c) {
         return;
     }
     if (!agrees_with_spacedepth(state, *s, peer)) return;
+    const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
     for (auto _ : state) {
         peer();
         benchmark::DoNotOptimize(s->dst->data());
     }
+    record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
     finish(state, s->bytes);
 }
 

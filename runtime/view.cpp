@@ -225,25 +225,23 @@ Plan normalize(const Problem &p, const View &view) {
     // input rows read in bh strided passes, vs 0.71x of the row order in shared/PERF-NOTES.md.
     constexpr int64_t kMaxUnrolledExtent = 8;
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
-    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
-        std::stable_sort(dims.begin() + 1, dims.end(), [space_is_input](const ViewDim &a, const ViewDim &b) {
-            const int64_t ka = space_is_input ? a.in_stride : a.out_stride, kb = space_is_input ? b.in_stride : b.out_stride;
-            return ka < kb;
+    // Reorders dims 1.. innermost first by their stride in the input or the output tensor.
+    auto follow_tensor = [&dims](bool input) {
+        std::stable_sort(dims.begin() + 1, dims.end(), [input](const ViewDim &a, const ViewDim &b) {
+            return input ? a.in_stride < b.in_stride : a.out_stride < b.out_stride;
         });
         dims = merge_contiguous(dims);
+    };
+    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
+        follow_tensor(space_is_input);
     }
     // Long runs (64 bytes and more) walk the deep tensor in memory order: each deep pixel's
     // bh*bw runs are handled together, the space tensor sees bh row streams. Measured at 64 MiB,
     // 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead of
     // XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
     constexpr int64_t kLongRunBytes = 64;
-    const bool deep_is_input = !space_is_input;
     if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 && dims[0].extent * plan.width >= kLongRunBytes) {
-        std::stable_sort(dims.begin() + 1, dims.end(), [deep_is_input](const ViewDim &a, const ViewDim &b) {
-            const int64_t ka = deep_is_input ? a.in_stride : a.out_stride, kb = deep_is_input ? b.in_stride : b.out_stride;
-            return ka < kb;
-        });
-        dims = merge_contiguous(dims);
+        follow_tensor(!space_is_input);
     }
 
     // Fit the kernel: dims whose stride does not fit int32, and the outermost dims beyond the

@@ -14,6 +14,7 @@
 #include "tests/harness.h"
 #include "tests/reference.h"
 #include "tools/aligned_buffer.h"
+#include "tools/memcpy_yardstick.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
@@ -71,33 +72,11 @@ struct MemcpyYardstick {
     double gbps_1t = 0, gbps_best = 0;
 };
 
-double time_memcpy_gbps(void *dst, const void *src, int64_t bytes, int threads) {
-    using clock = std::chrono::steady_clock;
-    auto copy = [&] {
-        if (threads == 1) {
-            std::memcpy(dst, src, bytes);
-        } else {
-            bench::parallel_memcpy(dst, src, bytes, threads);
-        }
-    };
-    copy();
-    int reps = 1;
-    double seconds = 0;
-    while (true) {  // at least 20 ms of copying
-        const auto t0 = clock::now();
-        for (int i = 0; i < reps; i++) copy();
-        seconds = std::chrono::duration<double>(clock::now() - t0).count();
-        if (seconds >= 0.02) break;
-        reps *= 2;
-    }
-    return 2.0 * bytes * reps / seconds / 1e9;
-}
-
 MemcpyYardstick yardstick(Setup &s, int threads) {
     AlignedBuffer scratch(s.bytes);
     MemcpyYardstick y;
-    y.gbps_1t = time_memcpy_gbps(scratch.data(), s.src->data(), s.bytes, 1);
-    y.gbps_best = std::max(y.gbps_1t, threads > 1 ? time_memcpy_gbps(scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
+    y.gbps_1t = yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, 1);
+    y.gbps_best = std::max(y.gbps_1t, threads > 1 ? yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
     return y;
 }
 
@@ -171,11 +150,7 @@ void BM_memcpy(benchmark::State &state) {
     std::memset(src.data(), 1, bytes);
     std::memset(dst.data(), 0, bytes);
     for (auto _ : state) {
-        if (threads == 1) {
-            std::memcpy(dst.data(), src.data(), bytes);
-        } else {
-            bench::parallel_memcpy(dst.data(), src.data(), bytes, threads);
-        }
+        yardstick::parallel_memcpy(dst.data(), src.data(), bytes, threads);
         benchmark::DoNotOptimize(dst.data());
     }
     finish(state, bytes);

@@ -107,25 +107,4 @@ std::function<void()> xnnpack_peer(const Case &c, const Tensor &in, const Tensor
     return [x] { xnn_run_operator(x->op, x->pool); };
 }
 
-namespace {
-struct CopyJob {
-    uint8_t *dst;
-    const uint8_t *src;
-    size_t bytes;
-    int parts;
-};
-int copy_part(void *, int part, uint8_t *closure) {
-    const CopyJob *job = reinterpret_cast<const CopyJob *>(closure);
-    const size_t chunk = (job->bytes / job->parts + 63) / 64 * 64;
-    const size_t begin = std::min(job->bytes, chunk * part), end = std::min(job->bytes, begin + chunk);
-    std::memcpy(job->dst + begin, job->src + begin, end - begin);
-    return 0;
-}
-}  // namespace
-
-void parallel_memcpy(void *dst, const void *src, size_t bytes, int threads) {
-    CopyJob job{static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), bytes, threads};
-    halide_do_par_for(nullptr, copy_part, 0, threads, reinterpret_cast<uint8_t *>(&job));
-}
-
 }  // namespace bench

@@ -14,8 +14,4 @@ bool xnnpack_applies(const Case &c);
 std::function<void()> eigen_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out, int threads);
 std::function<void()> xnnpack_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out, int threads);
 
-// memcpy split into `threads` parts on Halide's thread pool (a persistent pool, so the figure is
-// the copy, not thread start-up).
-void parallel_memcpy(void *dst, const void *src, size_t bytes, int threads);
-
 }  // namespace bench

@@ -10,6 +10,7 @@
 // bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
 #include "bench/cases.h"
 #include "bench/peers.h"
+#include "runtime/tuning.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
 #include "tests/reference.h"
@@ -156,6 +157,24 @@ void BM_memcpy(benchmark::State &state) {
     finish(state, bytes);
 }
 
+// The parallel threshold: the same call on 2 threads with the pool forced on (mode 1) or off
+// (mode 0) at sizes around runtime/tuning.h's parallel_min_bytes, to show where threads pay.
+void BM_threshold(benchmark::State &state, Case c) {
+    auto s = make_setup(c, state.range(0), 2);
+    const detail::SwitchPoints saved = detail::switch_points();
+    detail::SwitchPoints forced = saved;
+    forced.parallel_min_bytes = state.range(1) ? 0 : INT64_MAX;
+    detail::set_switch_points(forced);
+    const MemcpyYardstick before = yardstick(*s, 1);
+    for (auto _ : state) {
+        run(s->params, s->in, s->out);
+        benchmark::DoNotOptimize(s->dst->data());
+    }
+    record_yardstick(state, before, yardstick(*s, 1));
+    detail::set_switch_points(saved);
+    finish(state, s->bytes);
+}
+
 // The fixed cost: a 64-byte tensor (validation + planning + kernel entry).
 void BM_fixed_cost(benchmark::State &state) {
     std::vector<float> in(16, 1.0f), out(16);
@@ -170,6 +189,15 @@ void BM_fixed_cost(benchmark::State &state) {
 
 int register_all() {
     benchmark::RegisterBenchmark("fixed_cost/bytes:64", BM_fixed_cost);
+    for (const Case &c : bench::all_cases()) {
+        if (c.name != "D2S_NHWC_DCR_f32_C16_b2" && c.name != "D2S_NCHW_CRD_f32_C3_b2" && c.name != "S2D_NCHW_DCR_u8_C16_b2") continue;
+        for (int64_t size : {32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20}) {
+            for (int parallel : {0, 1}) {
+                benchmark::RegisterBenchmark(("threshold/" + c.name).c_str(), BM_threshold, c)
+                    ->Args({size, parallel})->ArgNames({"bytes", "parallel"})->UseRealTime();
+            }
+        }
+    }
     for (int64_t size : bench::kSizes) {
         for (int threads : {1, 2}) {
             benchmark::RegisterBenchmark("memcpy", BM_memcpy)->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();

@@ -22,11 +22,16 @@ def load_cpp(path):
     gbps = defaultdict(dict)  # (case, size) -> {(impl, threads): GB/s}
     yard = defaultdict(dict)  # (case, size) -> {(impl, threads): memcpy GB/s of the same row}
     fixed_ns = None
+    threshold = defaultdict(dict)  # (case, size) -> {parallel: GB/s}
     for b in data["benchmarks"]:
         if b.get("error_occurred") or "bytes_per_second" not in b:
             continue
         if b["name"].startswith("fixed_cost"):
             fixed_ns = b["real_time"] if b.get("time_unit") == "ns" else None
+            continue
+        m = re.match(r"threshold/([^/]+)/bytes:(\d+)/parallel:(\d)", b["name"])
+        if m:
+            threshold[(m.group(1), int(m.group(2)))][int(m.group(3))] = b["bytes_per_second"] / 1e9
             continue
         m = re.match(r"memcpy/bytes:(\d+)/threads:(\d+)", b["name"])
         if m:
@@ -38,7 +43,7 @@ def load_cpp(path):
             gbps[key][impl] = b["bytes_per_second"] / 1e9
             if "memcpy_gbps" in b:
                 yard[key][impl] = b["memcpy_gbps"] if impl[1] == 1 else b["best_memcpy_gbps"]
-    return data["context"], memcpy, gbps, yard, fixed_ns
+    return data["context"], memcpy, gbps, yard, fixed_ns, threshold
 
 
 def main():
@@ -50,7 +55,7 @@ def main():
     ap.add_argument("--analysis", default=os.path.join(os.path.dirname(__file__), "ANALYSIS.md"))
     args = ap.parse_args()
 
-    ctx, memcpy, gbps, yard, fixed_ns = load_cpp(args.cpp_json)
+    ctx, memcpy, gbps, yard, fixed_ns, threshold = load_cpp(args.cpp_json)
     peers = json.load(open(args.peers)) if os.path.exists(args.peers) else None
     py = defaultdict(dict)  # (case, size) -> {(peer, threads): ratio}
     if peers:
@@ -131,6 +136,21 @@ def main():
     lines.append(f"- Against the peers: faster in {wins} of {wins + losses} (case, size, threads, peer) comparisons." +
                  (" Slower in: " + "; ".join(lost) + "." if lost else ""))
     lines.append("")
+
+    if threshold:
+        tcases = sorted({c for c, _ in threshold})
+        tsizes = sorted({s for _, s in threshold})
+        lines += ["## Parallel threshold", "",
+                  "The same call on 2 threads with the pool forced on, divided by the call with it forced off "
+                  "(> 1: threads pay). runtime/tuning.h sends tensors of 256 KiB and more to the pool.", "",
+                  "| case | " + " | ".join(f"{s >> 10} KiB" for s in tsizes) + " |", "|" + "---|" * (len(tsizes) + 1)]
+        for c in tcases:
+            row = [c]
+            for s in tsizes:
+                v = threshold[(c, s)]
+                row.append(f"{v[1] / v[0]:.2f}" if 0 in v and 1 in v else "–")
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
 
     if os.path.exists(args.analysis):
         lines += [open(args.analysis).read().strip(), ""]

@@ -1,5 +1,4 @@
 // The public C++ API: converts to the internal problem, validates, builds the view and runs it.
-#include "runtime/checked_math.h"
 #include "runtime/problem.h"
 
 #include "HalideRuntime.h"
@@ -26,8 +25,6 @@ std::string dims_str(const int64_t dims[4]) {
     s << "[" << dims[0] << "," << dims[1] << "," << dims[2] << "," << dims[3] << "]";
     return s.str();
 }
-
-std::string kernel_names();
 
 namespace {
 

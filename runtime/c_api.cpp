@@ -6,11 +6,6 @@
 #include <exception>
 #include <string>
 
-namespace spacedepth::detail {
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out);
-Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
-}  // namespace spacedepth::detail
-
 namespace {
 
 thread_local std::string last_error;

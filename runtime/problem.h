@@ -90,6 +90,12 @@ Status execute(const Problem &problem, const Plan &plan);
 
 std::string describe_plan(const Plan &plan);
 
+// The core the C and C++ APIs both call (api.cpp): validate, plan, execute.
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out);
+Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
+// The kernel libraries this build contains, for build_info() (execute.cpp).
+std::string kernel_names();
+
 // Shared formatting for error messages.
 Status error(sd_status code, const std::string &message);
 std::string dims_str(const int64_t dims[4]);

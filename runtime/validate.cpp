@@ -83,13 +83,11 @@ bool output_aliases_itself(const sd_tensor &t) {
 
 }  // namespace
 
-const char *op_label(sd_op op) { return op == SD_SPACE_TO_DEPTH ? "space_to_depth" : "depth_to_space"; }
-
 Status check_params(const sd_params &p) {
     if (p.op != SD_SPACE_TO_DEPTH && p.op != SD_DEPTH_TO_SPACE) {
         return error(SD_ERROR_INVALID_ARGUMENT, "op must be space_to_depth (0) or depth_to_space (1): got " + std::to_string(p.op));
     }
-    const std::string op = op_label(p.op);
+    const std::string op = op_name(static_cast<Op>(p.op));
     if (p.order != SD_ORDER_DCR && p.order != SD_ORDER_CRD) {
         return error(SD_ERROR_INVALID_ARGUMENT, op + ": order must be DCR (0) or CRD (1): got " + std::to_string(p.order));
     }
@@ -103,7 +101,7 @@ Status check_params(const sd_params &p) {
 }
 
 Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implied[4]) {
-    const std::string op = op_label(p.op);
+    const std::string op = op_name(static_cast<Op>(p.op));
     auto fail = [&op](sd_status code, const std::string &what) { return error(code, op + ": " + what); };
     for (int i = 0; i < 4; i++) {
         if (in_dims[i] < 0) {
@@ -148,7 +146,7 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
     if (Status s = check_params(p); !s.ok()) {
         return s;
     }
-    const char *op = op_label(p.op);
+    const char *op = op_name(static_cast<Op>(p.op));
     auto fail = [op](sd_status code, const std::string &what) { return error(code, std::string(op) + ": " + what); };
 
     for (const sd_tensor *t : {&in, &out}) {

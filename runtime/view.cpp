@@ -14,7 +14,6 @@
 // (cv, ci) = (c/4, c%4), still affine, except for a deep-side NCHW_VECT_C tensor in CRD order,
 // where the deep channel's split does not line up with the digits. There the digits
 // (ci, by, bx) are enumerated as fragments: constant offset pairs around an affine box.
-#include "runtime/checked_math.h"
 #include "runtime/problem.h"
 #include "runtime/tuning.h"
 
@@ -32,11 +31,6 @@ struct Digit {
     int64_t extent;
     int64_t space_stride;
     int64_t deep_stride;
-};
-
-// Fragments over the non-affine digits: all (space, deep) offset pairs.
-struct FragmentDigit {
-    int64_t extent;
 };
 
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).

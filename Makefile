@@ -34,7 +34,7 @@ bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
 		--benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
-	@$(VENV)/bin/python bench/results_table.py bench/results.json
+	@$(VENV)/bin/python bench/results_table.py bench/results.json --bench $(BUILD)/bin/spacedepth_bench
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
 
 # The Python peers (PyTorch, ONNX Runtime, OpenVINO, TensorFlow) in their own venv, on the same

@@ -31,5 +31,8 @@ void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Targ
 void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Halide::Target &target);
 void schedule_transpose_x86(const PermuteCopyHandles &h, const Halide::Target &target);
 void schedule_small_x86(const PermuteCopyHandles &h, const Halide::Target &target);
+void schedule_permute_copy_arm(const PermuteCopyHandles &h, const Halide::Target &target);
+void schedule_transpose_arm(const PermuteCopyHandles &h, const Halide::Target &target);
+void schedule_small_arm(const PermuteCopyHandles &h, const Halide::Target &target);
 
 }  // namespace spacedepth

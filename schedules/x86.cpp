@@ -1,24 +1,10 @@
-// x86 schedule for permute_copy.
-//
-// The runtime hands the kernel a normalised view (runtime/view.cpp): dims sorted by output
-// stride, size-1 dims dropped, contiguous dims merged, the element widened where a run allows.
-// So the output's dim 0 is dense whenever the output is, and the patterns that matter are
-// recognisable from a few strides. Each gets its own specialisation; the first that holds wins.
-//
-//   run copy      in.s0 == 1, out.s0 == 1          NHWC DCR (runs of bw*C elements), identity
-//   interleave    out.e0 == k, out.s1 == k, in.s1 == 1   NCHW DepthToSpace (k = bw)
-//   deinterleave  in.s0 == k, out.s0 == 1          NCHW SpaceToDepth (k = bw)
-//   gather        out.s0 == 1                       everything else (NHWC CRD, VECT_C CRD, views)
-//
-// Measured (shared/PERF-NOTES.md, Halide 14 prototype on this 2-core Zen 3): view-based kernels
-// vectorised over the dense dim reach 1.13x single-thread memcpy beyond cache (median), while
-// the natural 4-D formulation with x / bs reached 0.03-0.13x for NHWC. The interleave only
-// vectorises when the block extent is a compile-time constant, hence one branch per k.
-#include "schedules/permute_copy_schedule.h"
+// x86 schedules for permute_copy (SSE2 baseline, SSE4.1, AVX2, AVX-512): the vector shapes the
+// shared ladder (schedules/cpu_ladder.cpp) runs with. natural_vector_size() follows the target,
+// so one description serves every ISA of the multi-target library: 16, 32 or 64-byte vectors.
+// All figures: bench/RESULTS.md, 2-core Zen 3 (AVX2), ratios to a same-size memcpy.
+#include "schedules/cpu_ladder.h"
 
 #include <algorithm>
-#include <tuple>
-#include <utility>
 
 namespace spacedepth {
 
@@ -26,207 +12,48 @@ using namespace Halide;
 
 namespace {
 
-struct Ladder {
-    // Shared by both schedule families: the per-pattern ladder and the parallel outer loops.
-    const PermuteCopyHandles &h;
-    int vec;  // elements per native vector
-
-    Expr in_stride(int d) const { return h.in.dim(d).stride(); }
-    Expr out_stride(int d) const { return h.out.dim(d).stride(); }
-    Expr extent(int d) const { return h.out.dim(d).extent(); }
-
-    // The two outermost dims (the runtime puts the view's outermost dims there) run in parallel
-    // as one fused loop, split into tasks of about kTaskBytes. Measured: one task per outer
-    // iteration (128-byte copies) ran at 0.09x memcpy, because Halide's pool takes a lock per
-    // task; fusing all outer dims cost a div/mod chain per inner row and made 2 threads slower
-    // than 1 at 2 MiB (0.24x vs 0.88x, NHWC DCR f32 C16).
-    static constexpr int kTaskBytes = 64 * 1024;
-    void outer_loops(Stage s, bool par) const {
-        if (!par) {
-            return;
-        }
-        Expr inner = extent(0) * extent(1) * extent(2) * extent(3);
-        const int task_elements = kTaskBytes / h.output.type().bytes();
-        Var fused("outer"), task("task"), within("within");
-        s.fuse(h.x[kRank - 2], h.x[kRank - 1], fused)
-            .split(fused, task, within, max(1, task_elements / max(inner, 1)), TailStrategy::GuardWithIf)
-            .parallel(task);
+LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
+    const int vec = target.natural_vector_size(h.output.type());
+    const int bytes = h.output.type().bytes();
+    LadderShape s;
+    s.vec = vec;
+    // Runs: four vectors per iteration (128 bytes on AVX2) keep both load ports busy; with one
+    // vector the loop overhead showed in NHWC DCR f32 C64 at 2 MiB.
+    s.run_factors = {4 * vec, vec};
+    // Unrolled-block patterns at a full and a half vector: NCHW planes narrower than one vector
+    // (small C at 128 KiB, u8 C16) otherwise fell to scalar code.
+    s.block_widths = {vec, vec / 2};
+    // Rows shorter than a vector (u8 NHWC with C = 16 is half an AVX2 vector) use half and
+    // quarter vectors rather than scalar code: measured 0.03-0.06x memcpy at L3 for u8 NHWC CRD
+    // before. Never below 8 bytes: a narrower vector loses to scalar moves.
+    s.row_widths = {vec};
+    for (int w = vec / 2; w >= 4 && w * bytes >= 8; w /= 2) {
+        s.row_widths.push_back(w);
     }
-
-    void apply(Stage s, bool par) const {
-        const std::vector<Var> &x = h.x;
-
-
-        // Contiguous runs on both sides: wide unaligned vector copies. ShiftInwards overlaps the
-        // last vector with the one before, which is harmless for a copy.
-        for (int factor : {4 * vec, vec}) {
-            Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == 1 && extent(0) >= factor);
-            b.vectorize(x[0], factor, TailStrategy::ShiftInwards);
-            outer_loops(b, par);
-        }
-
-        // Small constant-extent inner dims unrolled inside a vector of the next dim. The strides
-        // are pinned to constants, so Halide turns the strided accesses into dense vector loads
-        // and stores plus shuffles: k dense loads and one interleaving store for an interleave.
-        //   unroll dim 0 (extent a), vectorise dim 1 (input stride c):
-        //     a=k, c=1      interleave by k: NCHW DepthToSpace (k = bw)
-        //     a=R, c=R*k    short runs of R units taken from every k-th run: NHWC DepthToSpace
-        //                   with bw*C below one vector (u8 C3 b2 moves as 3 x u16)
-        // Each also at half a vector, for rows shorter than one (small NCHW planes, u8 C16).
-        const std::vector<int> block_widths = {vec, vec / 2};
-        using V1 = std::pair<int, int>;  // (a, c)
-        for (int w : block_widths)
-        for (V1 p : std::vector<V1>{{2, 1}, {3, 1}, {4, 1}, {8, 1}, {2, 4}, {2, 6}, {2, 8}, {3, 6}, {3, 9}, {3, 12}}) {
-            const int a = p.first, c = p.second;
-            Var xo("x1o"), xi("x1i");
-            Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) &&
-                                   out_stride(1) == a && in_stride(1) == c && extent(1) >= w);
-            b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards)
-                .reorder(x[0], xi, xo)
-                .unroll(x[0])
-                .vectorize(xi);
-            outer_loops(b, par);
-        }
-        //   unroll dims 0 and 1 (extents a, b), vectorise dim 2 (input stride c):
-        //     a=R, b=k, c=R   short runs gathered k at a time: NHWC SpaceToDepth, small bw*C
-        //     a=b=k, c=1      the per-pixel [C, k*k] transpose of NHWC SpaceToDepth in CRD order
-        using V2 = std::tuple<int, int, int>;  // (a, b, c)
-        //     a=C, b=bw, c=C*bh*bw  the [C, bh*bw] transpose of NHWC DepthToSpace in CRD order
-        //                         for C below a vector (C3 b2)
-        //     a=4, b=bw, c=4  NCHW_VECT_C DepthToSpace in CRD order: 4 lanes x bw block columns
-        //     a=b=2, c=8      NCHW_VECT_C SpaceToDepth in CRD order, block 2
-        for (int w : block_widths)
-        for (V2 p : std::vector<V2>{{2, 2, 2}, {2, 3, 2}, {2, 4, 2}, {3, 2, 3}, {3, 3, 3}, {3, 4, 3}, {2, 2, 1}, {3, 3, 1},
-                                    {4, 4, 1}, {3, 2, 12}, {4, 2, 4}, {4, 4, 4}, {2, 2, 8}}) {
-            const auto [a, bb, c] = p;
-            Var xo("x2o"), xi("x2i");
-            Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
-                                   out_stride(2) == a * bb && in_stride(2) == c && extent(2) >= w);
-            b.split(x[2], xo, xi, w, TailStrategy::ShiftInwards)
-                .reorder(x[0], x[1], xi, xo)
-                .unroll(x[0])
-                .unroll(x[1])
-                .vectorize(xi);
-            outer_loops(b, par);
-        }
-
-        // Deinterleave by k with the next dim (extent m, input stride 1) unrolled inside the
-        // vector, so the m strided loads share their dense loads: NCHW SpaceToDepth (k = m = bw,
-        // reads each input row once) and the [C, bh*bw] transpose of NHWC DepthToSpace in CRD
-        // order (k = bh*bw, m = bw).
-        //   unroll dims 0-2 (extents a, b, c), vectorise dim 3 (input stride d):
-        //     a=b=2, c=C, d=2*C  the per-pixel [C, 2x2] transpose of NHWC SpaceToDepth in CRD
-        //                        order for C below a vector (C3)
-        using V3 = std::tuple<int, int, int, int>;
-        for (V3 p : std::vector<V3>{{2, 2, 3, 6}, {2, 2, 2, 4}}) {
-            const auto [a, bb, c, d] = p;
-            Var xo("x3o"), xi("x3i");
-            Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
-                                   out_stride(2) == a * bb && extent(2) == c && out_stride(3) == a * bb * c &&
-                                   in_stride(3) == d && extent(3) >= vec);
-            b.split(x[3], xo, xi, vec, TailStrategy::ShiftInwards)
-                .reorder(x[0], x[1], x[2], xi, xo)
-                .unroll(x[0])
-                .unroll(x[1])
-                .unroll(x[2])
-                .vectorize(xi);
-            outer_loops(b, par);
-        }
-
-        // Rows shorter than a vector (u8 NHWC with C = 16 is half an AVX2 vector) use half and
-        // quarter vectors rather than falling to scalar code: measured 0.03-0.06x memcpy at L3
-        // for u8 NHWC CRD before.
-        std::vector<int> widths = {vec};
-        for (int w = vec / 2; w >= 4 && w * h.output.type().bytes() >= 8; w /= 2) {
-            widths.push_back(w);
-        }
-        for (int w : widths) {
-            for (std::pair<int, int> p : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {4, 4}, {4, 2}, {9, 3}, {16, 4}}) {
-                const int k = p.first, m = p.second;
-                Var xo("x0o"), xi("x0i");
-                Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && extent(0) >= w && extent(1) == m &&
-                                       in_stride(1) == 1);
-                b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
-                    .reorder(xi, x[1], xo)
-                    .unroll(x[1])
-                    .vectorize(xi);
-                outer_loops(b, par);
-            }
-            // Deinterleave by k: a constant-stride load becomes dense loads plus shuffles.
-            for (int k : {2, 3, 4, 8}) {
-                Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && extent(0) >= w);
-                b.vectorize(x[0], w, TailStrategy::ShiftInwards);
-                outer_loops(b, par);
-            }
-            // Anything else with a dense output row: vector stores, gathered loads.
-            Stage b = s.specialize(out_stride(0) == 1 && extent(0) >= w);
-            b.vectorize(x[0], w, TailStrategy::ShiftInwards);
-            outer_loops(b, par);
-        }
-
-        // Otherwise: scalar copy (short or strided output rows).
-        outer_loops(s, par);
-    }
-};
+    s.task_bytes = 64 * 1024;
+    return s;
+}
 
 }  // namespace
 
 void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Target &target) {
-    const int vec = target.natural_vector_size(h.output.type());
-    Ladder ladder{h, vec};
-    Func output = h.output;  // a handle to the same Func
-    ladder.apply(output.specialize(h.parallel), true);
-    ladder.apply(output, false);
+    schedule_ladder(h, x86_shape(h, target));
 }
 
-// Transposes: dim 0 is the output's dense dim and gathers in the input; dim 1 is the input's
-// dense dim (fused NCHW -> NHWC conversion, NHWC <-> NCHW views). Each T x T tile of the input
-// is loaded with T dense vector loads along dim 1 into a wrapper (the register tile), stored
-// transposed (Halide fuses the T unrolled strided stores into shuffles), then copied out with
-// dense vector stores along dim 0. Measured before: vectorising dim 0 with gathered loads
-// reached 0.22x memcpy at 64 MiB (D2S NCHW -> NHWC f32 C16).
 void schedule_transpose_x86(const PermuteCopyHandles &h, const Target &target) {
     // t0 = one vector of output elements (at most 16: a 16-row byte tile fits the registers);
     // t1 = a whole 64-byte cache line of each input row. Power-of-two plane strides put all
     // rows of a tile in the same cache set, so a line evicted before its second half is used is
     // fetched again: with t1 = t0 (32-byte row pieces) D2S NCHW -> NHWC f32 reached 0.35x memcpy
     // at 64 MiB.
-    const int t0 = std::min(target.natural_vector_size(h.output.type()), h.output.type().bytes() >= 4 ? 4 : 8);
-    const int t1 = std::max(t0, 64 / h.output.type().bytes());
-    const std::vector<Var> &x = h.x;
-    Func output = h.output;
-    Var x0o("x0o"), x1o("x1o"), x0i("x0i"), x1i("x1i");
-    Ladder ladder{h, target.natural_vector_size(h.output.type())};
-    Expr fits = h.out.dim(0).extent() >= t0 && h.out.dim(1).extent() >= t1;
-    for (bool par : {true, false}) {
-        Stage base = par ? output.specialize(h.parallel) : Stage(output);
-        Stage fast = base.specialize(fits);
-        fast.tile(x[0], x[1], x0o, x1o, x0i, x1i, t0, t1, TailStrategy::ShiftInwards).vectorize(x0i).unroll(x1i);
-        ladder.outer_loops(fast, par);
-        base.tile(x[0], x[1], x0o, x1o, x0i, x1i, t0, t1, TailStrategy::GuardWithIf);
-        ladder.outer_loops(base, par);
-    }
-    Func stage = h.input_stage;  // a handle to the same wrapper
-    const std::vector<Var> a = stage.args();
-    Var a1o("a1o"), a1i("a1i"), a0o("a0o"), a0i("a0i");
-    stage.compute_at(output, x0o)
-        .split(a[1], a1o, a1i, t0, TailStrategy::GuardWithIf)
-        .split(a[0], a0o, a0i, t0, TailStrategy::GuardWithIf)
-        .reorder(a1i, a0i, a1o, a0o)
-        .vectorize(a1i)
-        .unroll(a0i)
-        .unroll(a1o);
+    const int bytes = h.output.type().bytes();
+    const int t0 = std::min(target.natural_vector_size(h.output.type()), bytes >= 4 ? 4 : 8);
+    const int t1 = std::max(t0, 64 / bytes);
+    schedule_transpose_tiles(h, x86_shape(h, target), t0, t1);
 }
 
-// Small tensors (the runtime sends those under kSmallBytes here): serial, one vectorised
-// branch, no ladder. Measured with callgrind on a 64-byte call: the general kernel spent 2,229
-// instructions before copying anything (its prologue computes the bounds of every branch), the
-// whole call about 5,200; the aim is a fixed cost near memcpy's.
 void schedule_small_x86(const PermuteCopyHandles &h, const Target &target) {
-    const int vec = target.natural_vector_size(h.output.type());
-    Func output = h.output;
-    output.specialize(h.out.dim(0).stride() == 1 && h.out.dim(0).extent() >= vec)
-        .vectorize(h.x[0], vec, TailStrategy::ShiftInwards);
+    schedule_small(h, target.natural_vector_size(h.output.type()));
 }
 
 }  // namespace spacedepth

@@ -4,7 +4,7 @@
 #  2. the one shared Halide runtime has no VEX-encoded instruction, so nothing in it can raise
 #     SIGILL on a CPU without AVX (the kernels' own paths are chosen at run time).
 set -euo pipefail
-# usage: check_x86_asm.sh BUILD/generators AVX512_TARGET (as in SPACEDEPTH_X86_TARGETS)
+# usage: check_x86_asm.sh BUILD/generators AVX512_TARGET (as in SPACEDEPTH_TARGETS)
 dir="$1"
 target="$2"
 status=0

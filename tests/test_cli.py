@@ -14,6 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from numpy_reference import npy_shape, reference  # noqa: E402
 
 CLI = os.environ.get("SPACEDEPTH_CLI", "build/bin/spacedepth")
+# A cross build (make test-arm) runs the CLI through qemu.
+EMULATOR = os.environ.get("SPACEDEPTH_CLI_EMULATOR", "").split()
 
 
 def random_array(shape, dtype, rng):
@@ -39,7 +41,7 @@ class CliTest(unittest.TestCase):
         return os.path.join(self.dir.name, name)
 
     def cli(self, *args):
-        return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
+        return subprocess.run([*EMULATOR, CLI, *map(str, args)], capture_output=True, text=True)
 
     def run_op(self, x, op, block, order, layout, out_layout=None, dtype=None):
         np.save(self.path("in.npy"), x)

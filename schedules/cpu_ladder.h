@@ -1,0 +1,43 @@
+// The schedule machinery shared by the CPU targets (schedules/cpu_ladder.cpp). Each target file
+// (x86.cpp, arm.cpp) describes its vectors in a LadderShape, with the measurements behind it.
+#pragma once
+
+#include "schedules/permute_copy_schedule.h"
+
+#include <vector>
+
+namespace spacedepth {
+
+struct LadderShape {
+    int vec;                        // elements per native vector
+    std::vector<int> run_factors;   // vector widths for contiguous runs, widest first
+    std::vector<int> block_widths;  // widths of the patterns with small unrolled inner dims
+    std::vector<int> row_widths;    // widths of deinterleaves and gathers into dense rows
+    int task_bytes;                 // bytes per parallel task
+};
+
+// The per-pattern specialisations of one stage, and the parallel outer loops.
+class Ladder {
+public:
+    Ladder(const PermuteCopyHandles &h, const LadderShape &shape);
+    void apply(Halide::Stage s, bool parallel) const;
+    void outer_loops(Halide::Stage s, bool parallel) const;
+
+private:
+    Halide::Expr in_stride(int d) const { return h.in.dim(d).stride(); }
+    Halide::Expr out_stride(int d) const { return h.out.dim(d).stride(); }
+    Halide::Expr extent(int d) const { return h.out.dim(d).extent(); }
+
+    const PermuteCopyHandles &h;
+    LadderShape shape;
+    int vec;
+};
+
+// The general family: the ladder under the runtime's `parallel` switch, and again serially.
+void schedule_ladder(const PermuteCopyHandles &h, const LadderShape &shape);
+// The transpose family: t0 x t1 register tiles (t0 output elements by t1 input elements).
+void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &shape, int t0, int t1);
+// The small family: one vectorised branch of `vec` elements, serial.
+void schedule_small(const PermuteCopyHandles &h, int vec);
+
+}  // namespace spacedepth

@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build test demo bench bench-peers clean
+.PHONY: all setup configure build test test-host test-arm build-arm arm-mca demo bench bench-peers clean
 
 all: build
 
@@ -20,8 +20,27 @@ configure: setup
 build: configure
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $(PRESET) -j $(JOBS)
 
-test: build
+# `make test` is the host suite and then the whole suite again for ARM64 under qemu.
+test: test-host test-arm
+
+test-host: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CTEST) --preset $(PRESET) -j $(JOBS)
+
+# ARM64: cross-compiled with g++-aarch64-linux-gnu against the host build's generators
+# (CMakePresets.json `arm64`, cmake/toolchain-aarch64-linux-gnu.cmake); ctest runs every test
+# binary through qemu-aarch64, plus the NEON loop check and the arm-64-android build check.
+ARM_BUILD := build-arm
+build-arm: build
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset arm64 >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset arm64 -j $(JOBS)
+
+test-arm: build-arm
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CTEST) --preset arm64 -j $(JOBS)
+
+# The llvm-mca table of the ARM64 inner loops (bench/arm_mca.md), then bench/RESULTS.md again.
+arm-mca: build-arm
+	@$(VENV)/bin/python scripts/arm_loops.py --cli $(ARM_BUILD)/bin/spacedepth --mca --markdown bench/arm_mca.md
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
 demo: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh
@@ -52,4 +71,4 @@ bench-peers: build
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ARM_BUILD)

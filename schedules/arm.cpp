@@ -37,6 +37,9 @@ LadderShape arm_shape(const PermuteCopyHandles &h, const Target &target) {
     // Tasks of 64 KiB, as on x86: Halide's pool takes a lock per task on every CPU. Not
     // measured on ARM hardware.
     s.task_bytes = 64 * 1024;
+    // One ld4 (or dense load + tbl) per pixel for NHWC CRD and short NHWC DCR runs, instead of a
+    // shifted ld4 per output row (see cpu_ladder.cpp; llvm-mca figures in bench/RESULTS.md).
+    s.whole_pixel_loads = true;
     return s;
 }
 

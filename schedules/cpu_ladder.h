@@ -14,6 +14,7 @@ struct LadderShape {
     std::vector<int> block_widths;  // widths of the patterns with small unrolled inner dims
     std::vector<int> row_widths;    // widths of deinterleaves and gathers into dense rows
     int task_bytes;                 // bytes per parallel task
+    bool whole_pixel_loads = false; // unroll every block row of a pixel around one strided load
 };
 
 // The per-pattern specialisations of one stage, and the parallel outer loops.

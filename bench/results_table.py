@@ -40,7 +40,8 @@ def explain_miss(plan, size, spread):
     # ladder's interleaves and per-pixel transposes) or dim 0 itself.
     blocked = so0 == 1 and e0 <= 8 and so1 == e0
     row = (e0 * e1 if blocked else e0) * unit
-    strided = si0 != 1 or so0 != 1
+    short_runs = blocked and si0 == 1 and si1 != e0  # runs of e0 units taken every si1 units
+    strided = si0 != 1 or so0 != 1 or short_runs
     plan_text = f"{family} kernel, {unit}-byte units, {row}-byte output rows"
     if spread is not None and spread[1] >= spread[2]:
         return (f"{plan_text}; {REPEATS} reruns of the row: {spread[0]:.2f}-{spread[1]:.2f}, "
@@ -49,6 +50,8 @@ def explain_miss(plan, size, spread):
         reason = "fused NCHW<->NHWC tile transpose: shuffle-bound (LLVM emits ~150 shuffles per 128 elements)"
     elif size < (32 << 20) and row < 256:
         reason = "short rows in cache: the per-row loop, tail and ladder cost is not amortised"
+    elif short_runs:
+        reason = f"runs of {e0} {unit}-byte units taken every {si1} units: dense loads plus shuffles per vector"
     elif unit <= 2 and strided:
         reason = f"{8 * unit}-bit elements moved by shuffles (input stride {si0 if not blocked else si1}): shuffle-bound"
     elif strided:

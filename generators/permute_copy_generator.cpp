@@ -65,6 +65,13 @@ public:
         }
         apply_permute_copy_schedule(h, get_target());
     }
+
+    // Target codegen help that works on the lowered pipeline rather than on the Funcs.
+    void schedule() {
+        if (get_target().arch == Target::ARM) {
+            add_arm_lowering_passes(get_pipeline());
+        }
+    }
 };
 
 }  // namespace spacedepth

@@ -46,6 +46,14 @@ void Ladder::outer_loops(Stage s, bool par) const {
         .parallel(task);
 }
 
+// Dims 0 and 1 (small constant extents) unrolled inside a vector of w elements of dim 2.
+void Ladder::unroll_dims_0_1_vectorize_2(Stage b, int w, bool par) const {
+    const std::vector<Var> &x = h.x;
+    Var xo("x2o"), xi("x2i");
+    b.split(x[2], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], x[1], xi, xo).unroll(x[0]).unroll(x[1]).vectorize(xi);
+    outer_loops(b, par);
+}
+
 void Ladder::apply(Stage s, bool par) const {
     const std::vector<Var> &x = h.x;
 
@@ -61,8 +69,8 @@ void Ladder::apply(Stage s, bool par) const {
     // in the same loop body, so Halide's strided-load staging turns them into one dense load
     // (one ld4 on NEON) instead of one load per output row, each shifted back to stay in bounds
     // and none shared. llvm-mca, Neoverse N1, against a plain copy loop: NHWC DepthToSpace CRD
-    // f32 C16 from 0.50x (4 ld4 per 64 stored bytes) to 1.00x; u8 C3 short runs only from 0.43x
-    // to 0.44x, because LLVM lowers the stride-6 shuffle of the dense load with 18 tbl.
+    // f32 C16 from 0.50x (4 ld4 per 64 stored bytes) to 1.00x; u8 C3 short runs from 0.43x to
+    // 1.00x together with arm.cpp's SplitWideShuffles (the stride-6 shuffle as ld3 + uzp).
     if (shape.whole_pixel_loads) {
         for (int w : {2 * vec, vec}) {
             //   dim 0 the channels (input stride bh*bw), dims 1 and 3 the block column and row
@@ -100,6 +108,17 @@ void Ladder::apply(Stage s, bool par) const {
                     .vectorize(xi);
                 outer_loops(b, par);
             }
+        }
+        for (std::pair<int, int> p : std::vector<std::pair<int, int>>{{2, 2}, {3, 2}, {4, 2}, {2, 3}, {3, 3}}) {
+            //   The mirror image: dim 0 a run of R units, dim 1 the k block rows (output stride
+            //   R), dim 2 the pixels (input stride R, output stride R*k): NHWC SpaceToDepth in DCR
+            //   order with bw*C below a vector. One vector of pixels per row, so the R strided
+            //   loads of a row share one dense load (at two vectors each had its own).
+            const int r = p.first, k = p.second;
+            unroll_dims_0_1_vectorize_2(s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 &&
+                                                     out_stride(1) == r && extent(1) == k && out_stride(2) == r * k &&
+                                                     in_stride(2) == r && extent(2) >= vec),
+                                        vec, par);
         }
         for (int k : {2, 3, 4}) {
             //   The per-pixel [C, k*k] transpose of NHWC SpaceToDepth in CRD order (dims 0-1 the
@@ -147,15 +166,10 @@ void Ladder::apply(Stage s, bool par) const {
     for (V2 p : std::vector<V2>{{2, 2, 2}, {2, 3, 2}, {2, 4, 2}, {3, 2, 3}, {3, 3, 3}, {3, 4, 3}, {2, 2, 1}, {3, 3, 1},
                                 {4, 4, 1}, {3, 2, 12}, {4, 2, 4}, {4, 4, 4}, {2, 2, 8}}) {
         const auto [a, bb, c] = p;
-        Var xo("x2o"), xi("x2i");
-        Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
-                               out_stride(2) == a * bb && in_stride(2) == c && extent(2) >= w);
-        b.split(x[2], xo, xi, w, TailStrategy::ShiftInwards)
-            .reorder(x[0], x[1], xi, xo)
-            .unroll(x[0])
-            .unroll(x[1])
-            .vectorize(xi);
-        outer_loops(b, par);
+        unroll_dims_0_1_vectorize_2(s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a &&
+                                                 extent(1) == bb && out_stride(2) == a * bb && in_stride(2) == c &&
+                                                 extent(2) >= w),
+                                    w, par);
     }
 
     // Deinterleave by k with the next dim (extent m, input stride 1) unrolled inside the

@@ -3,7 +3,11 @@
 namespace spacedepth {
 
 void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target) {
-    // One file of schedules per target family: x86.cpp, arm.cpp.
+    // One file of schedules per target family: x86.cpp, arm.cpp, gpu.cpp.
+    if (target.has_gpu_feature()) {
+        schedule_permute_copy_gpu(h, target);
+        return;
+    }
     const bool arm = target.arch == Halide::Target::ARM;
     switch (h.pattern) {
     case PermuteCopyPattern::Transpose:

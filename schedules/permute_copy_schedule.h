@@ -34,5 +34,9 @@ void schedule_small_x86(const PermuteCopyHandles &h, const Halide::Target &targe
 void schedule_permute_copy_arm(const PermuteCopyHandles &h, const Halide::Target &target);
 void schedule_transpose_arm(const PermuteCopyHandles &h, const Halide::Target &target);
 void schedule_small_arm(const PermuteCopyHandles &h, const Halide::Target &target);
+// GPU targets (CUDA, OpenCL): one schedule for every pattern (schedules/gpu.cpp).
+void schedule_permute_copy_gpu(const PermuteCopyHandles &h, const Halide::Target &target);
+// AArch64 codegen help run at the end of lowering (schedules/arm.cpp).
+void add_arm_lowering_passes(Halide::Pipeline pipeline);
 
 }  // namespace spacedepth

@@ -101,6 +101,17 @@ sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *
     });
 }
 
+sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_tensor *out, void *cu_context,
+                      void *cu_stream) {
+    return guarded([&]() -> spacedepth::Status {
+        if (params == nullptr || in == nullptr || out == nullptr) {
+            return null_argument(params == nullptr ? "params" : in == nullptr ? "input tensor" : "output tensor");
+        }
+        const spacedepth::detail::CudaCall call{cu_context, cu_stream};
+        return spacedepth::detail::run_c(*params, *in, *out, &call);
+    });
+}
+
 const char *sd_last_error(void) {
     return last_error.c_str();
 }

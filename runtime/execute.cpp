@@ -15,6 +15,13 @@
 #include "spacedepth_transpose_u32.h"
 #include "spacedepth_transpose_u64.h"
 #include "spacedepth_transpose_u8.h"
+#if SPACEDEPTH_HAS_CUDA
+#include "HalideRuntimeCuda.h"
+#include "spacedepth_cuda_u16.h"
+#include "spacedepth_cuda_u32.h"
+#include "spacedepth_cuda_u64.h"
+#include "spacedepth_cuda_u8.h"
+#endif
 
 #include <cstdio>
 #include <mutex>
@@ -68,6 +75,12 @@ constexpr Kernel kKernels[] = {
     {KernelFamily::Small, 2, "spacedepth_small_u16", spacedepth_small_u16},
     {KernelFamily::Small, 4, "spacedepth_small_u32", spacedepth_small_u32},
     {KernelFamily::Small, 8, "spacedepth_small_u64", spacedepth_small_u64},
+#if SPACEDEPTH_HAS_CUDA
+    {KernelFamily::Cuda, 1, "spacedepth_cuda_u8", spacedepth_cuda_u8},
+    {KernelFamily::Cuda, 2, "spacedepth_cuda_u16", spacedepth_cuda_u16},
+    {KernelFamily::Cuda, 4, "spacedepth_cuda_u32", spacedepth_cuda_u32},
+    {KernelFamily::Cuda, 8, "spacedepth_cuda_u64", spacedepth_cuda_u64},
+#endif
 };
 
 const Kernel *kernel_for(KernelFamily family, int width) {
@@ -93,13 +106,87 @@ void ensure_pool_threads(int threads) {
     }
 }
 
+#if SPACEDEPTH_HAS_CUDA
+// The caller's context and stream reach Halide's CUDA runtime through its handler hooks: each
+// CUDA call's ErrorSink (the user_context) carries them; calls without a context fall back to
+// Halide's own handlers.
+halide_cuda_acquire_context_t halide_acquire_context = nullptr;
+halide_cuda_release_context_t halide_release_context = nullptr;
+halide_cuda_get_stream_t halide_get_stream = nullptr;
+
+int acquire_callers_context(void *user_context, void **ctx, bool create) {
+    const auto *sink = static_cast<const ErrorSink *>(user_context);
+    if (sink == nullptr || sink->cuda_context == nullptr) {
+        return halide_acquire_context(user_context, ctx, create);
+    }
+    *ctx = sink->cuda_context;
+    return 0;
+}
+
+int release_callers_context(void *user_context) {
+    const auto *sink = static_cast<const ErrorSink *>(user_context);
+    return sink == nullptr || sink->cuda_context == nullptr ? halide_release_context(user_context) : 0;
+}
+
+int callers_stream(void *user_context, void *ctx, void **stream) {
+    const auto *sink = static_cast<const ErrorSink *>(user_context);
+    if (sink == nullptr || sink->cuda_context == nullptr) {
+        return halide_get_stream(user_context, ctx, stream);
+    }
+    *stream = sink->cuda_stream;
+    return 0;
+}
+
+void install_cuda_hooks() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        halide_acquire_context = halide_set_cuda_acquire_context(acquire_callers_context);
+        halide_release_context = halide_set_cuda_release_context(release_callers_context);
+        halide_get_stream = halide_set_cuda_get_stream(callers_stream);
+    });
+}
+#endif
+
+// Points a kernel buffer at the tensor memory: host memory directly, device memory by wrapping
+// the device pointer (no copy; detached again after the call).
+int attach(ErrorSink &sink, halide_buffer_t &buf, uint8_t *address, const CudaCall *cuda) {
+    if (cuda == nullptr) {
+        buf.host = address;
+        return 0;
+    }
+#if SPACEDEPTH_HAS_CUDA
+    return halide_cuda_wrap_device_ptr(&sink, &buf, reinterpret_cast<uint64_t>(address));
+#else
+    (void)sink, (void)buf;
+    return -1;
+#endif
+}
+
+void detach(ErrorSink &sink, halide_buffer_t &buf, const CudaCall *cuda) {
+#if SPACEDEPTH_HAS_CUDA
+    if (cuda != nullptr && buf.device != 0) {
+        halide_cuda_detach_device_ptr(&sink, &buf);
+    }
+#else
+    (void)sink, (void)buf, (void)cuda;
+#endif
+}
+
 }  // namespace
 
-Status execute(const Problem &p, const Plan &plan) {
+Status execute(const Problem &p, const Plan &plan, const CudaCall *cuda) {
     const Kernel *kernel = kernel_for(plan.family, plan.width);
+    if (kernel == nullptr && plan.family == KernelFamily::Cuda) {
+        return error(SD_ERROR_UNSUPPORTED, "this build has no CUDA kernels (configured with SPACEDEPTH_CUDA=OFF)");
+    }
     if (kernel == nullptr) {
         return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
     }
+#if SPACEDEPTH_HAS_CUDA
+    if (cuda != nullptr) {
+        install_cuda_hooks();
+    }
+#endif
     if (plan.parallel) {
         ensure_pool_threads(p.threads);
     }
@@ -133,17 +220,27 @@ Status execute(const Problem &p, const Plan &plan) {
                 }
             }
             halide_buffer_t in_buf{}, out_buf{};
-            in_buf.host = in_base + in_off * w;
             in_buf.type = type;
             in_buf.dimensions = kKernelRank;
             in_buf.dim = in_dims;
-            out_buf.host = out_base + out_off * w;
             out_buf.type = type;
             out_buf.dimensions = kKernelRank;
             out_buf.dim = out_dims;
 
             ErrorSink sink;
-            const int rc = kernel->fn(&sink, &in_buf, plan.parallel, &out_buf);
+            if (cuda != nullptr) {
+                sink.cuda_context = cuda->context;
+                sink.cuda_stream = cuda->stream;
+            }
+            int rc = attach(sink, in_buf, in_base + in_off * w, cuda);
+            if (rc == 0) {
+                rc = attach(sink, out_buf, out_base + out_off * w, cuda);
+            }
+            if (rc == 0) {
+                rc = kernel->fn(&sink, &in_buf, plan.parallel, &out_buf);
+            }
+            detach(sink, in_buf, cuda);
+            detach(sink, out_buf, cuda);
             if (rc != 0) {
                 return error(SD_ERROR_KERNEL, std::string("Halide kernel ") + kernel->name + " failed with code " +
                                                   std::to_string(rc) + ": " + sink.message);

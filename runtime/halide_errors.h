@@ -9,6 +9,8 @@ namespace spacedepth::detail {
 
 struct ErrorSink {
     std::string message;
+    void *cuda_context = nullptr;  // the caller's CUcontext for a CUDA call, else null
+    void *cuda_stream = nullptr;   // the caller's CUstream (null: the default stream)
 };
 
 // Messages Halide raised with no user_context on this thread (e.g. from its thread pool).

@@ -71,7 +71,7 @@ struct LoopDim {
 };
 
 // The two kernel families (generators/permute_copy_generator.cpp, parameter `pattern`).
-enum class KernelFamily { General, Transpose, Small };
+enum class KernelFamily { General, Transpose, Small, Cuda };
 
 struct Plan {
     KernelFamily family = KernelFamily::General;
@@ -85,13 +85,20 @@ struct Plan {
 
 Plan normalize(const Problem &problem, const View &view);
 
+// Where a call's tensors live: host memory (nullptr), or CUDA device memory in the caller's
+// context and stream (a null context: Halide's own context; a null stream: the default stream).
+struct CudaCall {
+    void *context = nullptr;  // CUcontext
+    void *stream = nullptr;   // CUstream
+};
+
 // Runs the plan; Halide errors come back in the status.
-Status execute(const Problem &problem, const Plan &plan);
+Status execute(const Problem &problem, const Plan &plan, const CudaCall *cuda = nullptr);
 
 std::string describe_plan(const Plan &plan);
 
 // The core the C and C++ APIs both call (api.cpp): validate, plan, execute.
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out);
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const CudaCall *cuda = nullptr);
 Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
 // The kernel libraries this build contains, for build_info() (execute.cpp).
 std::string kernel_names();

@@ -3,6 +3,7 @@
 // .npy: xtensor's xnpy (tools/npy_io.cpp).
 #include "spacedepth/spacedepth.h"
 #include "tools/aligned_buffer.h"
+#include "tools/cuda_driver.h"
 #include "tools/memcpy_yardstick.h"
 #include "tools/npy_io.h"
 
@@ -185,18 +186,44 @@ BenchResult time_pair(F kernel, G copy, int64_t bytes, int rounds) {
     return {median(k), median(m), bytes};
 }
 
+// Prints one bench result: GB/s of the call and of the yardstick copy, and their ratio.
+void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const DenseCall &c, int64_t bytes,
+                 const BenchResult &r, const std::string &yardstick_name, const std::string &variant, bool json) {
+    const Params &p = c.params;
+    const double gbps = 2.0 * bytes / r.seconds / 1e9, memcpy_gbps = 2.0 * bytes / r.memcpy_seconds / 1e9;
+    if (json) {
+        nlohmann::json j = {
+            {"op", o.op}, {"order", o.order}, {"layout", o.layout},
+            {"out_layout", layout_name(c.out_layout)}, {"dtype", dtype_name(c.dtype)},
+            {"block", {p.block.h, p.block.w}}, {"shape", shape}, {"threads", o.threads},
+            {"bytes", bytes}, {"seconds", r.seconds}, {"memcpy_seconds", r.memcpy_seconds},
+            {"gbps", gbps}, {"memcpy_gbps", memcpy_gbps}, {"memcpy", yardstick_name}, {"ratio", gbps / memcpy_gbps},
+            {"variant", variant},
+        };
+        std::cout << j.dump() << "\n";
+    } else {
+        std::printf("%s %s %s->%s %s block %lldx%lld shape %lld,%lld,%lld,%lld (%.1f KiB): %.2f GB/s, %s %.2f GB/s, ratio %.2f\n",
+                    o.op.c_str(), o.order.c_str(), o.layout.c_str(), layout_name(c.out_layout), dtype_name(c.dtype),
+                    (long long)p.block.h, (long long)p.block.w, (long long)shape[0], (long long)shape[1],
+                    (long long)shape[2], (long long)shape[3], bytes / 1024.0, gbps, yardstick_name.c_str(), memcpy_gbps,
+                    gbps / memcpy_gbps);
+    }
+}
+
+int64_t call_bytes(const DenseCall &c) {
+    int64_t count = 1;
+    for (int64_t d : c.in_dims) count *= d;
+    return count * dtype_size(c.dtype);
+}
+
 int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds) {
     const DenseCall c = resolve_dense_call(o, shape);
     const Params &p = c.params;
-    const Layout out_layout = c.out_layout;
-    const DType dtype = c.dtype;
-    int64_t count = 1;
-    for (int64_t d : c.in_dims) count *= d;
-    const int64_t bytes = count * dtype_size(dtype);
+    const int64_t bytes = call_bytes(c);
     AlignedBuffer src(bytes), dst(bytes), copy_dst(bytes);
     for (int64_t i = 0; i < bytes; i++) src.data()[i] = static_cast<uint8_t>(i * 131 + 7);
-    const Tensor tin = Tensor::dense(src.data(), dtype, c.in_layout, c.in_dims);
-    const Tensor tout = Tensor::dense(dst.data(), dtype, out_layout, c.out_dims);
+    const Tensor tin = Tensor::dense(src.data(), c.dtype, c.in_layout, c.in_dims);
+    const Tensor tout = Tensor::dense(dst.data(), c.dtype, c.out_layout, c.out_dims);
     if (Status s = run(p, tin, tout); !s.ok()) throw CliError(s.message());
 
     // The yardstick is the better of a 1-thread memcpy and one split over the threads the call
@@ -210,24 +237,38 @@ int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json
     const BenchResult r = time_pair([&] { run(p, tin, tout); },
                                     [&] { yardstick::parallel_memcpy(copy_dst.data(), src.data(), bytes, copy_threads); },
                                     bytes, rounds);
-    const double gbps = 2.0 * bytes / r.seconds / 1e9, memcpy_gbps = 2.0 * bytes / r.memcpy_seconds / 1e9;
-    if (json) {
-        nlohmann::json j = {
-            {"op", o.op}, {"order", o.order}, {"layout", o.layout},
-            {"out_layout", layout_name(out_layout)}, {"dtype", dtype_name(dtype)},
-            {"block", {p.block.h, p.block.w}}, {"shape", shape}, {"threads", o.threads},
-            {"bytes", bytes}, {"seconds", r.seconds}, {"memcpy_seconds", r.memcpy_seconds},
-            {"gbps", gbps}, {"memcpy_gbps", memcpy_gbps}, {"memcpy_threads", copy_threads}, {"ratio", gbps / memcpy_gbps},
-            {"variant", describe_call(p, tin, tout)},
-        };
-        std::cout << j.dump() << "\n";
-    } else {
-        std::printf("%s %s %s->%s %s block %lldx%lld shape %lld,%lld,%lld,%lld (%.1f KiB): %.2f GB/s, memcpy (%d thread%s) %.2f GB/s, ratio %.2f\n",
-                    o.op.c_str(), o.order.c_str(), o.layout.c_str(), layout_name(out_layout), dtype_name(dtype),
-                    (long long)p.block.h, (long long)p.block.w, (long long)shape[0], (long long)shape[1],
-                    (long long)shape[2], (long long)shape[3], bytes / 1024.0, gbps, copy_threads, copy_threads > 1 ? "s" : "",
-                    memcpy_gbps, gbps / memcpy_gbps);
+    print_bench(o, shape, c, bytes, r, "memcpy (" + std::to_string(copy_threads) + " thread" + (copy_threads > 1 ? "s)" : ")"),
+                describe_call(p, tin, tout), json);
+    return 0;
+}
+
+// The same on GPU 0 (--device cuda): device tensors, the kernel on the default stream of GPU 0's
+// primary context, against a device-to-device copy of the same bytes (cuMemcpyDtoD, what
+// cudaMemcpy device-to-device calls), each timed to completion (cuCtxSynchronize).
+int cmd_bench_cuda(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds) {
+    cuda_driver::Driver &d = cuda_driver::driver();
+    if (!d.usable()) throw CliError("bench --device cuda: " + d.why_not);
+    const DenseCall c = resolve_dense_call(o, shape);
+    const Params &p = c.params;
+    const int64_t bytes = call_bytes(c);
+    std::vector<uint8_t> pattern(static_cast<size_t>(bytes));
+    for (int64_t i = 0; i < bytes; i++) pattern[i] = static_cast<uint8_t>(i * 131 + 7);
+    uint64_t src = 0, dst = 0, copy_dst = 0;
+    if (d.cuMemAlloc(&src, bytes) != 0 || d.cuMemAlloc(&dst, bytes) != 0 || d.cuMemAlloc(&copy_dst, bytes) != 0 ||
+        d.cuMemcpyHtoD(src, pattern.data(), bytes) != 0) {
+        throw CliError("bench --device cuda: could not allocate or fill " + std::to_string(3 * bytes) + " bytes on the GPU");
     }
+    const Tensor tin = Tensor::dense(reinterpret_cast<void *>(src), c.dtype, c.in_layout, c.in_dims);
+    const Tensor tout = Tensor::dense(reinterpret_cast<void *>(dst), c.dtype, c.out_layout, c.out_dims);
+    const CudaStream stream{d.context, nullptr};
+    if (Status s = run_cuda(p, tin, tout, stream); !s.ok()) throw CliError(s.message());
+    d.cuCtxSynchronize();
+    const BenchResult r = time_pair([&] { run_cuda(p, tin, tout, stream); d.cuCtxSynchronize(); },
+                                    [&] { d.cuMemcpyDtoD(copy_dst, src, bytes); d.cuCtxSynchronize(); }, bytes, rounds);
+    d.cuMemFree(src);
+    d.cuMemFree(dst);
+    d.cuMemFree(copy_dst);
+    print_bench(o, shape, c, bytes, r, "device-to-device copy", "cuda kernel on " + d.device_name, json);
     return 0;
 }
 
@@ -271,6 +312,9 @@ int main(int argc, char **argv) {
     bench_cmd->add_option("--dtype", bench_o.dtype, "element type (default float32)");
     bench_cmd->add_option("--rounds", rounds, "timing rounds (median reported)")->check(CLI::PositiveNumber);
     bench_cmd->add_flag("--json", json, "print one JSON object");
+    std::string device = "cpu";
+    bench_cmd->add_option("--device", device, "cpu, or cuda: device tensors on GPU 0 against a device-to-device copy")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
 
     auto *info_cmd = app.add_subcommand("info", "version, kernels, targets, CPU features; with --op and --shape, the variant a call would use");
     add_call_options(info_cmd, info_o, false);
@@ -283,7 +327,10 @@ int main(int argc, char **argv) {
             set_num_threads(std::max(run_o.threads, bench_o.threads));
         }
         if (*run_cmd) return cmd_run(run_o, in_path, out_path);
-        if (*bench_cmd) return cmd_bench(bench_o, bench_shape, json, rounds);
+        if (*bench_cmd) {
+            return device == "cuda" ? cmd_bench_cuda(bench_o, bench_shape, json, rounds)
+                                    : cmd_bench(bench_o, bench_shape, json, rounds);
+        }
         if (*info_cmd) return cmd_info(info_o, info_shape);
     } catch (const CLI::ParseError &e) {
         return app.exit(e);

@@ -73,6 +73,17 @@ private:
 Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims);
 
 Status run(const Params &params, const Tensor &in, const Tensor &out);
+
+// The caller's CUDA context and stream (CUcontext, CUstream). A null context lets Halide create
+// its own; a null stream is the default stream.
+struct CudaStream {
+    void *context = nullptr;
+    void *stream = nullptr;
+};
+// run() on CUDA device memory: in.data and out.data are device pointers the caller owns. The
+// kernel is queued on the stream and not waited for. Without a driver or GPU, or in a build
+// without CUDA kernels, the status names the cause.
+Status run_cuda(const Params &params, const Tensor &in, const Tensor &out, const CudaStream &stream);
 Status space_to_depth(const Tensor &in, const Tensor &out, Block block, Order order = Order::DCR, int threads = 0);
 Status depth_to_space(const Tensor &in, const Tensor &out, Block block, Order order = Order::DCR, int threads = 0);
 

@@ -73,6 +73,14 @@ sd_status sd_output_dims(const sd_params *params, const int64_t in_dims[4], int6
 /* Runs params->op from in to out. Validates everything first (SPEC section 5). */
 sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *out);
 
+/* The same op on CUDA device memory: in->data and out->data are device pointers (CUdeviceptr)
+ * that the caller owns. The kernel is launched on cu_stream (a CUstream; NULL: the default
+ * stream) in cu_context (a CUcontext; NULL: a context Halide creates) and is not waited for:
+ * synchronise the stream before reading the output. No host copies are made. Without a CUDA
+ * driver or GPU, or in a build without CUDA kernels, it returns an error naming the cause. */
+sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_tensor *out, void *cu_context,
+                      void *cu_stream);
+
 /* One line: the rule and the values, of the last failed call on this thread ("" if none). */
 const char *sd_last_error(void);
 

@@ -1,0 +1,39 @@
+// The CUDA driver API, loaded at run time with dlopen("libcuda.so.1"), for the CUDA tests and
+// `spacedepth bench --device cuda`: device memory, copies and a context, with no link-time CUDA
+// dependency, so the binaries run unchanged on machines with and without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace cuda_driver {
+
+struct Driver {
+    int (*cuInit)(unsigned) = nullptr;
+    int (*cuDeviceGetCount)(int *) = nullptr;
+    int (*cuDeviceGet)(int *, int) = nullptr;
+    int (*cuDeviceGetName)(char *, int, int) = nullptr;
+    int (*cuDevicePrimaryCtxRetain)(void **, int) = nullptr;
+    int (*cuCtxPushCurrent)(void *) = nullptr;
+    int (*cuCtxPopCurrent)(void **) = nullptr;
+    int (*cuCtxSynchronize)() = nullptr;
+    int (*cuMemAlloc)(uint64_t *, size_t) = nullptr;
+    int (*cuMemFree)(uint64_t) = nullptr;
+    int (*cuMemcpyHtoD)(uint64_t, const void *, size_t) = nullptr;
+    int (*cuMemcpyDtoH)(void *, uint64_t, size_t) = nullptr;
+    int (*cuMemcpyDtoD)(uint64_t, uint64_t, size_t) = nullptr;
+
+    bool has_library = false;  // libcuda.so.1 was found
+    void *context = nullptr;   // GPU 0's primary context, current on the loading thread
+    std::string device_name;
+    std::string why_not;       // empty when usable
+
+    bool usable() const { return why_not.empty(); }
+};
+
+// Loads the driver once, initialises it and makes GPU 0's primary context current on the
+// calling thread; why_not says what is missing when it cannot.
+Driver &driver();
+
+}  // namespace cuda_driver

@@ -90,31 +90,24 @@ void Ladder::apply(Stage s, bool par) const {
                 outer_loops(b, par);
             }
         }
-        {
-            //   dim 0 a run of R units, dim 1 the pixels (input stride R*k), dim 2 the k block
-            //   rows (input stride R): NHWC DepthToSpace in DCR order with bw*C below a vector.
-            for (std::pair<int, int> p : std::vector<std::pair<int, int>>{{2, 2}, {3, 2}, {4, 2}, {2, 3}, {3, 3}}) {
-                const int r = p.first, k = p.second;
-                // One vector of pixels: at two, LLVM's tbl network for the stride-R*k shuffle
-                // spills (llvm-mca, Neoverse N1: 0.39x the copy loop against 0.44x).
-                const int w = vec;
-                Var xo("x1o"), xi("x1i");
-                Stage b = s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 && out_stride(1) == r &&
-                                       in_stride(1) == r * k && extent(2) == k && in_stride(2) == r && extent(1) >= w);
-                b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards)
-                    .reorder(x[0], xi, x[2], xo)
-                    .unroll(x[0])
-                    .unroll(x[2])
-                    .vectorize(xi);
-                outer_loops(b, par);
-            }
+        // Short runs: R units per block row, k block rows per pixel (bw*C below a vector).
+        const std::vector<std::pair<int, int>> short_runs = {{2, 2}, {3, 2}, {4, 2}, {2, 3}, {3, 3}};
+        for (auto [r, k] : short_runs) {
+            //   dim 0 the run, dim 1 the pixels (input stride R*k), dim 2 the k block rows (input
+            //   stride R): NHWC DepthToSpace in DCR order. One vector of pixels: at two, LLVM's
+            //   tbl network for the stride-R*k shuffle spills (llvm-mca, Neoverse N1: 0.39x the
+            //   copy loop against 0.44x).
+            Var xo("x1o"), xi("x1i");
+            Stage b = s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 && out_stride(1) == r &&
+                                   in_stride(1) == r * k && extent(2) == k && in_stride(2) == r && extent(1) >= vec);
+            b.split(x[1], xo, xi, vec, TailStrategy::ShiftInwards).reorder(x[0], xi, x[2], xo).unroll(x[0]).unroll(x[2]).vectorize(xi);
+            outer_loops(b, par);
         }
-        for (std::pair<int, int> p : std::vector<std::pair<int, int>>{{2, 2}, {3, 2}, {4, 2}, {2, 3}, {3, 3}}) {
-            //   The mirror image: dim 0 a run of R units, dim 1 the k block rows (output stride
-            //   R), dim 2 the pixels (input stride R, output stride R*k): NHWC SpaceToDepth in DCR
-            //   order with bw*C below a vector. One vector of pixels per row, so the R strided
-            //   loads of a row share one dense load (at two vectors each had its own).
-            const int r = p.first, k = p.second;
+        for (auto [r, k] : short_runs) {
+            //   The mirror image: dim 0 the run, dim 1 the k block rows (output stride R), dim 2
+            //   the pixels (input stride R, output stride R*k): NHWC SpaceToDepth in DCR order.
+            //   One vector of pixels per row, so the R strided loads of a row share one dense
+            //   load (at two vectors each had its own).
             unroll_dims_0_1_vectorize_2(s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 &&
                                                      out_stride(1) == r && extent(1) == k && out_stride(2) == r * k &&
                                                      in_stride(2) == r && extent(2) >= vec),

@@ -67,7 +67,7 @@ sd_params to_c(const Params &p) {
 
 }  // namespace
 
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const CudaCall *cuda) {
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
     Problem problem;
     if (Status s = validate(params, in, out, &problem); !s.ok()) {
         return s;
@@ -75,13 +75,7 @@ Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out,
     if (problem.empty) {
         return {};
     }
-    Plan plan = normalize(problem, build_view(problem));
-    if (cuda != nullptr) {
-        // One GPU schedule for every view (schedules/gpu.cpp); the grid replaces the CPU pool.
-        plan.family = KernelFamily::Cuda;
-        plan.parallel = false;
-    }
-    return execute(problem, plan, cuda);
+    return execute(problem, normalize(problem, build_view(problem), call.device), call);
 }
 
 Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]) {
@@ -124,13 +118,16 @@ Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims) {
     return s;
 }
 
+Status detail::run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call) {
+    return run_c(to_c(params), to_c(in), to_c(out), call);
+}
+
 Status run(const Params &params, const Tensor &in, const Tensor &out) {
-    return detail::run_c(detail::to_c(params), detail::to_c(in), detail::to_c(out));
+    return detail::run_on(params, in, out, {});
 }
 
 Status run_cuda(const Params &params, const Tensor &in, const Tensor &out, const CudaStream &stream) {
-    const detail::CudaCall call{stream.context, stream.stream};
-    return detail::run_c(detail::to_c(params), detail::to_c(in), detail::to_c(out), &call);
+    return detail::run_on(params, in, out, {detail::Device::Cuda, stream.context, stream.stream});
 }
 
 Status space_to_depth(const Tensor &in, const Tensor &out, Block block, Order order, int threads) {

@@ -107,8 +107,8 @@ sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_ten
         if (params == nullptr || in == nullptr || out == nullptr) {
             return null_argument(params == nullptr ? "params" : in == nullptr ? "input tensor" : "output tensor");
         }
-        const spacedepth::detail::CudaCall call{cu_context, cu_stream};
-        return spacedepth::detail::run_c(*params, *in, *out, &call);
+        const spacedepth::detail::DeviceCall call{spacedepth::detail::Device::Cuda, cu_context, cu_stream};
+        return spacedepth::detail::run_c(*params, *in, *out, call);
     });
 }
 

@@ -17,10 +17,25 @@
 #include "spacedepth_transpose_u8.h"
 #if SPACEDEPTH_HAS_CUDA
 #include "HalideRuntimeCuda.h"
-#include "spacedepth_cuda_u16.h"
-#include "spacedepth_cuda_u32.h"
-#include "spacedepth_cuda_u64.h"
-#include "spacedepth_cuda_u8.h"
+#include "spacedepth_cuda_general_u16.h"
+#include "spacedepth_cuda_general_u32.h"
+#include "spacedepth_cuda_general_u64.h"
+#include "spacedepth_cuda_general_u8.h"
+#include "spacedepth_cuda_transpose_u16.h"
+#include "spacedepth_cuda_transpose_u32.h"
+#include "spacedepth_cuda_transpose_u64.h"
+#include "spacedepth_cuda_transpose_u8.h"
+#endif
+#if SPACEDEPTH_HAS_OPENCL
+#include "HalideRuntimeOpenCL.h"
+#include "spacedepth_opencl_general_u16.h"
+#include "spacedepth_opencl_general_u32.h"
+#include "spacedepth_opencl_general_u64.h"
+#include "spacedepth_opencl_general_u8.h"
+#include "spacedepth_opencl_transpose_u16.h"
+#include "spacedepth_opencl_transpose_u32.h"
+#include "spacedepth_opencl_transpose_u64.h"
+#include "spacedepth_opencl_transpose_u8.h"
 #endif
 
 #include <cstdio>
@@ -56,36 +71,37 @@ namespace {
 using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t *);
 
 struct Kernel {
+    Device device;
     KernelFamily family;
     int width;
     const char *name;
     KernelFn fn;
 };
 
+#define SD_KERNEL(device, family, name, bits) {Device::device, KernelFamily::family, bits / 8, #name "_u" #bits, name##_u##bits}
+#define SD_KERNEL_WIDTHS(device, family, name) \
+    SD_KERNEL(device, family, name, 8), SD_KERNEL(device, family, name, 16), SD_KERNEL(device, family, name, 32), \
+        SD_KERNEL(device, family, name, 64)
+
 constexpr Kernel kKernels[] = {
-    {KernelFamily::General, 1, "spacedepth_permute_copy_u8", spacedepth_permute_copy_u8},
-    {KernelFamily::General, 2, "spacedepth_permute_copy_u16", spacedepth_permute_copy_u16},
-    {KernelFamily::General, 4, "spacedepth_permute_copy_u32", spacedepth_permute_copy_u32},
-    {KernelFamily::General, 8, "spacedepth_permute_copy_u64", spacedepth_permute_copy_u64},
-    {KernelFamily::Transpose, 1, "spacedepth_transpose_u8", spacedepth_transpose_u8},
-    {KernelFamily::Transpose, 2, "spacedepth_transpose_u16", spacedepth_transpose_u16},
-    {KernelFamily::Transpose, 4, "spacedepth_transpose_u32", spacedepth_transpose_u32},
-    {KernelFamily::Transpose, 8, "spacedepth_transpose_u64", spacedepth_transpose_u64},
-    {KernelFamily::Small, 1, "spacedepth_small_u8", spacedepth_small_u8},
-    {KernelFamily::Small, 2, "spacedepth_small_u16", spacedepth_small_u16},
-    {KernelFamily::Small, 4, "spacedepth_small_u32", spacedepth_small_u32},
-    {KernelFamily::Small, 8, "spacedepth_small_u64", spacedepth_small_u64},
+    SD_KERNEL_WIDTHS(Host, General, spacedepth_permute_copy),
+    SD_KERNEL_WIDTHS(Host, Transpose, spacedepth_transpose),
+    SD_KERNEL_WIDTHS(Host, Small, spacedepth_small),
 #if SPACEDEPTH_HAS_CUDA
-    {KernelFamily::Cuda, 1, "spacedepth_cuda_u8", spacedepth_cuda_u8},
-    {KernelFamily::Cuda, 2, "spacedepth_cuda_u16", spacedepth_cuda_u16},
-    {KernelFamily::Cuda, 4, "spacedepth_cuda_u32", spacedepth_cuda_u32},
-    {KernelFamily::Cuda, 8, "spacedepth_cuda_u64", spacedepth_cuda_u64},
+    SD_KERNEL_WIDTHS(Cuda, GpuGeneral, spacedepth_cuda_general),
+    SD_KERNEL_WIDTHS(Cuda, GpuTranspose, spacedepth_cuda_transpose),
+#endif
+#if SPACEDEPTH_HAS_OPENCL
+    SD_KERNEL_WIDTHS(OpenCL, GpuGeneral, spacedepth_opencl_general),
+    SD_KERNEL_WIDTHS(OpenCL, GpuTranspose, spacedepth_opencl_transpose),
 #endif
 };
+#undef SD_KERNEL_WIDTHS
+#undef SD_KERNEL
 
-const Kernel *kernel_for(KernelFamily family, int width) {
+const Kernel *kernel_for(Device device, KernelFamily family, int width) {
     for (const Kernel &k : kKernels) {
-        if (k.family == family && k.width == width) {
+        if (k.device == device && k.family == family && k.width == width) {
             return &k;
         }
     }
@@ -147,43 +163,98 @@ void install_cuda_hooks() {
 }
 #endif
 
-// Points a kernel buffer at the tensor memory: host memory directly, device memory by wrapping
-// the device pointer (no copy; detached again after the call).
-int attach(ErrorSink &sink, halide_buffer_t &buf, uint8_t *address, const CudaCall *cuda) {
-    if (cuda == nullptr) {
-        buf.host = address;
+// One kernel call's buffers. For OpenCL (host memory), each buffer's device memory is a copy
+// of the whole byte range it spans, gaps included: one write each way instead of Halide's
+// per-row copies of a strided view (thousands of commands on PoCL), and the gaps go back
+// unchanged.
+struct CallBuffers {
+    halide_buffer_t in{}, out{};
+    halide_buffer_t in_span{}, out_span{};
+    halide_dimension_t in_span_dim{}, out_span_dim{};
+};
+
+// Points a kernel buffer at the tensor memory: host memory directly; CUDA device memory by
+// wrapping the device pointer (no copy; detached again after the call); OpenCL through a device
+// copy of its span.
+int attach(ErrorSink &sink, halide_buffer_t &buf, halide_buffer_t &span, halide_dimension_t &span_dim, uint8_t *address,
+           const DeviceCall &call) {
+    buf.host = address;
+    switch (call.device) {
+    case Device::Host:
         return 0;
+    case Device::OpenCL:
+#if SPACEDEPTH_HAS_OPENCL
+    {
+        if (buf.size_in_bytes() > static_cast<size_t>(INT32_MAX)) {
+            halide_error(&sink, "the OpenCL path copies at most 2 GiB per kernel call");
+            return halide_error_code_buffer_extents_too_large;
+        }
+        span_dim = halide_dimension_t(0, static_cast<int32_t>(buf.size_in_bytes()), 1);
+        span.host = address;
+        span.type = halide_type_t(halide_type_uint, 8);
+        span.dimensions = 1;
+        span.dim = &span_dim;
+        span.set_host_dirty(true);
+        const int rc = halide_copy_to_device(&sink, &span, halide_opencl_device_interface());
+        buf.device = span.device;
+        buf.device_interface = span.device_interface;
+        return rc;
     }
-#if SPACEDEPTH_HAS_CUDA
-    return halide_cuda_wrap_device_ptr(&sink, &buf, reinterpret_cast<uint64_t>(address));
 #else
-    (void)sink, (void)buf;
-    return -1;
+        break;
 #endif
+    case Device::Cuda:
+        buf.host = nullptr;
+#if SPACEDEPTH_HAS_CUDA
+        return halide_cuda_wrap_device_ptr(&sink, &buf, reinterpret_cast<uint64_t>(address));
+#else
+        break;
+#endif
+    }
+    return -1;
 }
 
-void detach(ErrorSink &sink, halide_buffer_t &buf, const CudaCall *cuda) {
-#if SPACEDEPTH_HAS_CUDA
-    if (cuda != nullptr && buf.device != 0) {
-        halide_cuda_detach_device_ptr(&sink, &buf);
+// After the kernel: the OpenCL output span comes back to host memory and the spans' device
+// memory is released; CUDA pointers are the caller's, only unwrapped.
+int detach(ErrorSink &sink, CallBuffers &b, const DeviceCall &call, int rc) {
+    if (call.device == Device::OpenCL) {
+        if (rc == 0) {
+            b.out_span.set_device_dirty(true);
+            rc = halide_copy_to_host(&sink, &b.out_span);
+        }
+        for (halide_buffer_t *span : {&b.in_span, &b.out_span}) {
+            if (span->device != 0) {
+                halide_device_free(&sink, span);
+            }
+        }
     }
-#else
-    (void)sink, (void)buf, (void)cuda;
+#if SPACEDEPTH_HAS_CUDA
+    if (call.device == Device::Cuda) {
+        for (halide_buffer_t *buf : {&b.in, &b.out}) {
+            if (buf->device != 0) {
+                halide_cuda_detach_device_ptr(&sink, buf);
+            }
+        }
+    }
 #endif
+    return rc;
 }
 
 }  // namespace
 
-Status execute(const Problem &p, const Plan &plan, const CudaCall *cuda) {
-    const Kernel *kernel = kernel_for(plan.family, plan.width);
-    if (kernel == nullptr && plan.family == KernelFamily::Cuda) {
+Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
+    const Kernel *kernel = kernel_for(call.device, plan.family, plan.width);
+    if (kernel == nullptr && call.device == Device::Cuda) {
         return error(SD_ERROR_UNSUPPORTED, "this build has no CUDA kernels (configured with SPACEDEPTH_CUDA=OFF)");
+    }
+    if (kernel == nullptr && call.device == Device::OpenCL) {
+        return error(SD_ERROR_UNSUPPORTED, "this build has no OpenCL kernels (configured with SPACEDEPTH_OPENCL=OFF)");
     }
     if (kernel == nullptr) {
         return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
     }
 #if SPACEDEPTH_HAS_CUDA
-    if (cuda != nullptr) {
+    if (call.device == Device::Cuda) {
         install_cuda_hooks();
     }
 #endif
@@ -219,28 +290,27 @@ Status execute(const Problem &p, const Plan &plan, const CudaCall *cuda) {
                     out_dims[ld.chunked_dim].extent = extent;
                 }
             }
-            halide_buffer_t in_buf{}, out_buf{};
-            in_buf.type = type;
-            in_buf.dimensions = kKernelRank;
-            in_buf.dim = in_dims;
-            out_buf.type = type;
-            out_buf.dimensions = kKernelRank;
-            out_buf.dim = out_dims;
+            CallBuffers b;
+            b.in.type = type;
+            b.in.dimensions = kKernelRank;
+            b.in.dim = in_dims;
+            b.out.type = type;
+            b.out.dimensions = kKernelRank;
+            b.out.dim = out_dims;
 
             ErrorSink sink;
-            if (cuda != nullptr) {
-                sink.cuda_context = cuda->context;
-                sink.cuda_stream = cuda->stream;
+            if (call.device == Device::Cuda) {
+                sink.cuda_context = call.context;
+                sink.cuda_stream = call.stream;
             }
-            int rc = attach(sink, in_buf, in_base + in_off * w, cuda);
+            int rc = attach(sink, b.in, b.in_span, b.in_span_dim, in_base + in_off * w, call);
             if (rc == 0) {
-                rc = attach(sink, out_buf, out_base + out_off * w, cuda);
+                rc = attach(sink, b.out, b.out_span, b.out_span_dim, out_base + out_off * w, call);
             }
             if (rc == 0) {
-                rc = kernel->fn(&sink, &in_buf, plan.parallel, &out_buf);
+                rc = kernel->fn(&sink, &b.in, plan.parallel, &b.out);
             }
-            detach(sink, in_buf, cuda);
-            detach(sink, out_buf, cuda);
+            rc = detach(sink, b, call, rc);
             if (rc != 0) {
                 return error(SD_ERROR_KERNEL, std::string("Halide kernel ") + kernel->name + " failed with code " +
                                                   std::to_string(rc) + ": " + sink.message);

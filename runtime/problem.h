@@ -70,10 +70,19 @@ struct LoopDim {
     int64_t total = 0;    // the chunked dim's full extent
 };
 
-// The two kernel families (generators/permute_copy_generator.cpp, parameter `pattern`).
-enum class KernelFamily { General, Transpose, Small, Cuda };
+// Where a call's tensors live and which kernels run it.
+//   Host:   host memory, the CPU kernels.
+//   Cuda:   CUDA device memory (run_cuda), the CUDA kernels.
+//   OpenCL: host memory, run by the OpenCL build of the GPU schedules (Halide copies to and from
+//           the device). Internal: the tests use it to run the GPU schedules on PoCL.
+enum class Device { Host, Cuda, OpenCL };
+
+// The kernel families (generators/permute_copy_generator.cpp, parameter `pattern`): three for
+// the CPU, two for GPUs (schedules/gpu.cpp).
+enum class KernelFamily { General, Transpose, Small, GpuGeneral, GpuTranspose };
 
 struct Plan {
+    Device device = Device::Host;
     KernelFamily family = KernelFamily::General;
     int width = 1;                       // bytes per kernel element: 1, 2, 4 or 8
     DimList kernel_dims;                 // exactly kKernelRank slots, innermost first, width units
@@ -83,22 +92,25 @@ struct Plan {
 };
 
 
-Plan normalize(const Problem &problem, const View &view);
+Plan normalize(const Problem &problem, const View &view, Device device = Device::Host);
 
-// Where a call's tensors live: host memory (nullptr), or CUDA device memory in the caller's
-// context and stream (a null context: Halide's own context; a null stream: the default stream).
-struct CudaCall {
+// A call's device; for CUDA, the caller's context and stream (a null context: Halide's own
+// context; a null stream: the default stream).
+struct DeviceCall {
+    Device device = Device::Host;
     void *context = nullptr;  // CUcontext
     void *stream = nullptr;   // CUstream
 };
 
 // Runs the plan; Halide errors come back in the status.
-Status execute(const Problem &problem, const Plan &plan, const CudaCall *cuda = nullptr);
+Status execute(const Problem &problem, const Plan &plan, const DeviceCall &call = {});
 
 std::string describe_plan(const Plan &plan);
 
 // The core the C and C++ APIs both call (api.cpp): validate, plan, execute.
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const CudaCall *cuda = nullptr);
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call = {});
+// The same from the C++ types: run() and run_cuda(), and the tests' OpenCL runs.
+Status run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call);
 Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
 // The kernel libraries this build contains, for build_info() (execute.cpp).
 std::string kernel_names();

@@ -62,6 +62,130 @@ DimList arrange_for_kernel(const DimList &dims) {
     return slots;
 }
 
+// The dims whose strides fit the kernel's int32 strides; the others become executor loops.
+DimList dims_with_kernel_strides(const DimList &dims, Plan *plan) {
+    DimList kept;
+    for (const ViewDim &d : dims) {
+        const bool big_stride = d.in_stride > kMaxKernelStride || d.out_stride > kMaxKernelStride;
+        if (big_stride) {
+            plan->loop_dims.push_back({d.extent, d.in_stride, d.out_stride});
+        } else {
+            kept.push_back(d);
+        }
+    }
+    return kept;
+}
+
+// GPU views (schedules/gpu.cpp): the kernel dims by role, so that both sides of a warp's
+// accesses are contiguous.
+//   general:   [u0, u1, t, t2, r0, r1]. u0, u1: block digits (extent <= 8) dense on one side,
+//              done inside one thread; t: the thread index, dense on the output or, when the
+//              output's dense dim is a block digit, on the input; t2: the thread index's outer
+//              part, the next dim in output order; r0, r1: the rest.
+//   transpose: [output's dense dim, input's dense dim, rest...], both long: shared-memory tiles.
+void arrange_for_gpu(const DimList &view_dims, Plan *plan) {
+    constexpr int64_t kMaxThreadDigit = 8, kMinTransposeExtent = 16;
+    DimList dims = dims_with_kernel_strides(view_dims, plan);
+    const ViewDim unit{1, 0, 0};
+    std::vector<bool> used(dims.size(), false);
+    // The unused dim with the smallest key, or -1.
+    auto pick = [&](auto key, auto accept) {
+        int best = -1;
+        for (size_t i = 0; i < dims.size(); i++) {
+            if (!used[i] && accept(dims[i]) && (best < 0 || key(dims[i]) < key(dims[best]))) {
+                best = static_cast<int>(i);
+            }
+        }
+        if (best >= 0) {
+            used[best] = true;
+        }
+        return best;
+    };
+    auto any = [](const ViewDim &) { return true; };
+    auto tiny = [](const ViewDim &d) { return d.extent <= kMaxThreadDigit; };
+    auto out_key = [](const ViewDim &d) { return d.out_stride; };
+    auto in_key = [](const ViewDim &d) { return d.in_stride; };
+    auto at = [&](int i) { return i < 0 ? unit : dims[i]; };
+
+    SmallVector<ViewDim, kMaxDims> slots;
+    plan->family = KernelFamily::GpuGeneral;
+    const int o = pick(out_key, any);
+    const int i = o < 0 ? -1 : pick(in_key, any);
+    const ViewDim d_out = at(o), d_in = at(i);
+    const bool run = i < 0 || d_out.in_stride <= d_in.in_stride;  // the output's densest dim is the input's too
+    if (!run && d_out.out_stride == 1 && d_in.in_stride == 1 && d_out.extent >= kMinTransposeExtent &&
+        d_in.extent >= kMinTransposeExtent) {
+        plan->family = KernelFamily::GpuTranspose;
+        slots = {d_out, d_in};
+    } else {
+        if (i >= 0) {
+            used[i] = false;  // placed below, or left for the others
+        }
+        int u0 = -1, u1 = -1, t = -1;
+        if (o >= 0) {
+            (tiny(d_out) ? u0 : t) = o;
+        }
+        if (!run && tiny(d_in)) {
+            used[i] = true;
+            (u0 < 0 ? u0 : u1) = i;
+        } else if (!run && u0 == o) {
+            used[i] = true;
+            t = i;  // the output's dense dim is a block digit: threads along the input's
+        }
+        if (u0 >= 0 && u1 < 0) {
+            u1 = pick([](const ViewDim &d) { return std::min(d.in_stride, d.out_stride); }, tiny);
+        }
+        if (t < 0) {
+            t = pick([](const ViewDim &d) { return std::max(d.in_stride, d.out_stride); }, any);
+        }
+        const int t2 = pick(out_key, any);
+        slots = {at(u0), at(u1), at(t), at(t2)};
+    }
+    for (size_t k = 0; k < dims.size(); k++) {
+        if (!used[k]) {
+            slots.push_back(dims[k]);  // in output order
+        }
+    }
+    while (slots.size() > static_cast<size_t>(kKernelRank)) {
+        const ViewDim d = slots.back();
+        slots.pop_back();
+        plan->loop_dims.insert_front(LoopDim{d.extent, d.in_stride, d.out_stride});
+    }
+    while (slots.size() < static_cast<size_t>(kKernelRank)) {
+        slots.push_back(unit);
+    }
+    // CUDA's grid: y and z at most 65535 blocks (schedules/gpu.cpp). Slot `tiled` is cut into
+    // 32-element tiles along y; the slots from `fused` up are fused into z. Larger views are
+    // walked by the executor, in chunks or as loops.
+    const bool transpose = plan->family == KernelFamily::GpuTranspose;
+    const int tiled = transpose ? 1 : 3, fused = tiled + 1;
+    constexpr int64_t kMaxGridBlocks = 65535, kTileEdge = 32;
+    auto chunk_slot = [&](int k, int64_t max_extent) {
+        ViewDim &d = slots[k];
+        if (d.extent > max_extent) {
+            plan->loop_dims.push_back({(d.extent + max_extent - 1) / max_extent, d.in_stride * max_extent,
+                                       d.out_stride * max_extent, k, max_extent, d.extent});
+        }
+    };
+    chunk_slot(tiled, kMaxGridBlocks * kTileEdge);
+    int64_t z_blocks = 1;
+    for (int k = fused; k < kKernelRank; k++) {
+        z_blocks *= slots[k].extent;  // <= the validated element count
+    }
+    for (int k = kKernelRank - 1; k >= fused && z_blocks > kMaxGridBlocks; k--) {
+        const int64_t others = z_blocks / slots[k].extent;
+        if (others <= kMaxGridBlocks) {
+            chunk_slot(k, kMaxGridBlocks / others);
+            break;
+        }
+        plan->loop_dims.insert_front(LoopDim{slots[k].extent, slots[k].in_stride, slots[k].out_stride});
+        slots[k] = unit;
+        z_blocks = others;
+    }
+    plan->kernel_dims = slots;
+    plan->parallel = false;  // the grid replaces the CPU pool
+}
+
 }  // namespace
 
 View build_view(const Problem &p) {
@@ -149,7 +273,7 @@ View build_view(const Problem &p) {
     return view;
 }
 
-Plan normalize(const Problem &p, const View &view) {
+Plan normalize(const Problem &p, const View &view, Device device) {
     // Work in bytes, with the element as an innermost dim of contiguous bytes, so that the
     // element width, merged runs and widening are one mechanism.
     const int64_t e = p.elem_bytes;
@@ -208,6 +332,12 @@ Plan normalize(const Problem &p, const View &view) {
         o /= plan.width;
     }
     dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
+    plan.fragments = fragments;
+    if (device != Device::Host) {
+        plan.device = device;
+        arrange_for_gpu(dims, &plan);
+        return plan;
+    }
 
     // Loop order. Dim 0 stays the output's densest dim (vector stores). When dim 0 is a run
     // (contiguous in both) or a small block digit to unroll, the next dims stay in output order,
@@ -240,14 +370,7 @@ Plan normalize(const Problem &p, const View &view) {
 
     // Fit the kernel: dims whose stride does not fit int32, and the outermost dims beyond the
     // kernel's rank, become loops in the executor; extents beyond int32 are walked in chunks.
-    for (const ViewDim &d : dims) {
-        const bool big_stride = d.in_stride > kMaxKernelStride || d.out_stride > kMaxKernelStride;
-        if (big_stride) {
-            plan.loop_dims.push_back({d.extent, d.in_stride, d.out_stride});
-        } else {
-            plan.kernel_dims.push_back(d);
-        }
-    }
+    plan.kernel_dims = dims_with_kernel_strides(dims, &plan);
     while (plan.kernel_dims.size() > static_cast<size_t>(kKernelRank)) {
         const ViewDim d = plan.kernel_dims.back();
         plan.kernel_dims.pop_back();
@@ -275,14 +398,15 @@ Plan normalize(const Problem &p, const View &view) {
                                       static_cast<int>(i), chunk, d.extent});
         }
     }
-    plan.fragments = fragments;
     plan.parallel = p.threads != 1 && p.bytes >= points.parallel_min_bytes;
     return plan;
 }
 
 std::string describe_plan(const Plan &plan) {
     std::ostringstream s;
-    s << (plan.family == KernelFamily::Transpose ? "transpose" : plan.family == KernelFamily::Small ? "small" : "general") << " u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
+    static const char *const kFamilyNames[] = {"general", "transpose", "small", "GPU general", "GPU transpose"};
+    static const char *const kDeviceNames[] = {"", "CUDA ", "OpenCL "};
+    s << kDeviceNames[static_cast<int>(plan.device)] << kFamilyNames[static_cast<int>(plan.family)] << " u" << plan.width * 8 << " kernel, dims (extent:in_stride:out_stride, innermost first)";
     for (const ViewDim &d : plan.kernel_dims) {
         s << " " << d.extent << ":" << d.in_stride << ":" << d.out_stride;
     }

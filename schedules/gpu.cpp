@@ -1,25 +1,109 @@
-// GPU schedules for permute_copy (CUDA; the same code for OpenCL): the normalised view's dim 0
-// is the output's densest dim, so threads along dim 0 store coalesced. Dims 0 and 1 form the
-// thread block (32 x 8 threads, one warp per row of the block); dims 2-5 are fused into the
-// grid's third axis, so one launch covers the whole view whatever its rank. Indexing is 64-bit
-// through the kernels' large_buffers feature.
+// GPU schedules for permute_copy: CUDA, and the same code for OpenCL (which runs them on the CPU
+// through PoCL in the tests). The runtime arranges a GPU view's dims by role (runtime/view.cpp,
+// arrange_for_gpu), so the schedule never has to find them:
 //
-// Not yet measured on a GPU (no GPU on the development machine; see bench/RESULTS.md once
-// bench/gpu_check.sh has run). The PTX is assembled with ptxas for sm_80 and sm_90 in the
-// tests (tests/check_ptx.sh).
+//   general:   x0, x1 = block digits with a stride of 1 on one side, done inside one thread
+//              (b x b unrolled for blocks of 2-4, as TF's NCHW fast paths do); x2, x3 = the
+//              thread index, x2 dense on the output and as dense as possible on the input, so a
+//              warp's loads and stores both cover contiguous memory; x4, x5 = the rest.
+//   transpose: x0 = the output's dense dim, x1 = the input's dense dim, both long: a 32 x 32
+//              tile goes through shared memory, loaded along x1 and stored along x0, so both
+//              sides are coalesced.
+//
+// Every loop over threads and blocks is one flat index (fuse), so no grid dimension can exceed
+// CUDA's 65535 limit on y and z; the runtime keeps each call's elements below 2^31. Addresses
+// are 64-bit through the kernels' large_buffers feature.
+//
+// Not yet measured on a GPU (no GPU was lent to the sessions so far; bench/gpu_check.sh is the
+// prepared run). Checked without one: the PTX assembles for sm_80 and sm_90
+// (tests/check_ptx.sh), and the OpenCL build of these schedules passes the whole correctness
+// matrix on PoCL (ctest opencl_pocl).
 #include "schedules/permute_copy_schedule.h"
 
 namespace spacedepth {
 
 using namespace Halide;
 
+namespace {
+
+// 256 threads a block, as 32 x 8; each thread does 4 rows of a 32 x 32 tile, so the per-thread
+// index arithmetic is spread over 4 elements (16 with an unrolled 2 x 2 block).
+constexpr int kTile = 32;
+constexpr int kThreadRows = 8;
+
+// The general family's thread layout, over x2 (dense output, the warp's direction) and x3.
+// Grid: x = x2's tiles, y = x3's tiles, z = x4 and x5 fused (the runtime keeps x3 within
+// 65535 tiles and x4 * x5 within 65535 blocks: CUDA's limits on grid y and z).
+void thread_over_x2_x3(Stage s, const std::vector<Var> &x, Expr e2) {
+    Var x2o("x2o"), x3o("x3o"), x2i("x2i"), x3i("x3i"), x3t("x3t"), x3r("x3r"), r("r");
+    Var t("t"), to("to"), ti("ti");
+    s.fuse(x[4], x[5], r);
+    // A short x2 (a few channels) would leave most of a 32-wide warp idle: fuse x2 and x3 into
+    // one flat thread index instead (one division a thread to split it again).
+    Stage flat = s.specialize(e2 < kTile);
+    flat.fuse(x[2], x[3], t)
+        .split(t, to, ti, kTile * kThreadRows, TailStrategy::GuardWithIf)
+        .gpu_blocks(to, r)
+        .gpu_threads(ti);
+    s.tile(x[2], x[3], x2o, x3o, x2i, x3i, kTile, kTile, TailStrategy::GuardWithIf)
+        .split(x3i, x3r, x3t, kThreadRows)
+        .reorder(x[0], x[1], x3r, x2i, x3t, x2o, x3o, r)
+        .gpu_blocks(x2o, x3o, r)
+        .gpu_threads(x2i, x3t)
+        .unroll(x3r);
+}
+
+}  // namespace
+
 void schedule_permute_copy_gpu(const PermuteCopyHandles &h, const Target &target) {
     (void)target;
     const std::vector<Var> &x = h.x;
     Func output = h.output;
-    Var rest("rest"), r45("r45"), r345("r345"), bx("bx"), by("by"), tx("tx"), ty("ty");
-    output.fuse(x[4], x[5], r45).fuse(x[3], r45, r345).fuse(x[2], r345, rest);
-    output.gpu_tile(x[0], x[1], bx, by, tx, ty, 32, 8, TailStrategy::GuardWithIf).gpu_blocks(rest);
+    Expr e0 = h.out.dim(0).extent(), e1 = h.out.dim(1).extent(), e2 = h.out.dim(2).extent();
+
+    if (h.pattern == PermuteCopyPattern::Transpose) {
+        // 32 x 8 threads; each loads four rows of the tile along x1 and stores four along x0.
+        // The tile's rows are padded to 33 elements, so the column reads of the store phase hit
+        // 32 different shared-memory banks. Grid: x = x0's tiles, y = x1's tiles, z = the rest
+        // fused (the runtime keeps y and z within 65535).
+        Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), yii("yii"), yio("yio");
+        Var r23("r23"), r234("r234"), rest("rest");
+        output.tile(x[0], x[1], xo, yo, xi, yi, kTile, kTile, TailStrategy::GuardWithIf)
+            .split(yi, yio, yii, kThreadRows)
+            .reorder(yio, xi, yii, xo, yo)
+            .fuse(x[2], x[3], r23)
+            .fuse(r23, x[4], r234)
+            .fuse(r234, x[5], rest)
+            .gpu_blocks(xo, yo, rest)
+            .gpu_threads(xi, yii)
+            .unroll(yio);
+        Func stage = h.input_stage;  // a handle to the same wrapper
+        const std::vector<Var> a = stage.args();
+        Var a0o("a0o"), a0i("a0i");
+        stage.compute_at(output, xo)
+            .store_in(MemoryType::GPUShared)
+            .align_storage(a[0], kTile + 1)
+            .split(a[0], a0o, a0i, kThreadRows, TailStrategy::GuardWithIf)
+            .reorder(a0o, a[1], a0i)
+            .gpu_threads(a[1], a0i)
+            .unroll(a0o);
+        return;
+    }
+
+    // Blocks of 2-4 in each digit: a fixed b x b group per thread, unrolled (the specialisation
+    // turns the extents into constants). Most threads then move 4-16 elements from one index
+    // computation.
+    for (int b0 = 2; b0 <= 4; b0++) {
+        for (int b1 = 1; b1 <= 4; b1++) {
+            Stage block = output.specialize(e0 == b0 && e1 == b1);
+            block.unroll(x[0]).unroll(x[1]);
+            thread_over_x2_x3(block, x, e2);
+        }
+    }
+    // Anything else (runs, blocks over 4): x0 and x1 as loops in the thread. Runs are widened to
+    // 8-byte elements where their length allows (runtime/view.cpp); 16-byte vector accesses
+    // would need an alignment Halide cannot prove for a strided view, so PTX keeps them scalar.
+    thread_over_x2_x3(output, x, e2);
 }
 
 }  // namespace spacedepth

@@ -1,5 +1,8 @@
 #include "tests/harness.h"
 
+#include "runtime/problem.h"
+
+#include <cstdlib>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
@@ -28,6 +31,15 @@ void for_each_coord(const spacedepth::Dims &d, F f) {
 }
 
 }  // namespace
+
+spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out) {
+    using spacedepth::detail::Device;
+    static const Device device = [] {
+        const char *name = std::getenv("SPACEDEPTH_TEST_DEVICE");
+        return name != nullptr && std::strcmp(name, "opencl") == 0 ? Device::OpenCL : Device::Host;
+    }();
+    return spacedepth::detail::run_on(p, in, out, {device, nullptr, nullptr});
+}
 
 reference::TensorRef as_reference(const spacedepth::Tensor &t) {
     reference::TensorRef r;

@@ -39,6 +39,11 @@ void fill_unique(TestTensor &t, uint64_t salt = 0);
 // mismatching logical coordinate (up to a limit), plus the count of damaged padding bytes.
 std::string compare(const TestTensor &got, const TestTensor &want);
 
+// Runs the op on the device this test process was asked for: the host kernels, or, with
+// SPACEDEPTH_TEST_DEVICE=opencl, the OpenCL build of the GPU schedules (ctest opencl_pocl runs
+// the matrix that way on PoCL, so the GPU index algebra and tiling are tested without a GPU).
+spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out);
+
 // The expected output: a tensor shaped like `out`, filled by the independent reference.
 TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, const TestTensor &out);
 

@@ -58,7 +58,7 @@ std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DT
     TestTensor out = make_tensor(dtype, out_layout, out_dims, c.strided ? &rng : nullptr);
     const std::string what = describe(p, c, dtype, in_layout, out_layout);
 
-    spacedepth::Status s = spacedepth::run(p, in.tensor, out.tensor);
+    spacedepth::Status s = run_op(p, in.tensor, out.tensor);
     if (!s.ok()) return what + ": " + s.message();
     if (std::string diff = compare(out, expected_output(p, in, out)); !diff.empty()) {
         return what + " (" + spacedepth::describe_call(p, in.tensor, out.tensor) + "):\n" + diff;
@@ -68,7 +68,7 @@ std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DT
     TestTensor back = in;
     back.storage.assign(in.storage.size(), kSentinel);
     back.tensor.data = back.storage.data();
-    s = spacedepth::run(inverse, out.tensor, back.tensor);
+    s = run_op(inverse, out.tensor, back.tensor);
     if (!s.ok()) return what + " inverse: " + s.message();
     if (std::string diff = compare(back, in); !diff.empty()) return what + " round trip:\n" + diff;
     return "";

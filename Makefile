@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build test test-host test-arm build-arm arm-mca demo bench bench-peers clean
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-peers clean
 
 all: build
 
@@ -19,6 +19,11 @@ configure: setup
 
 build: configure
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $(PRESET) -j $(JOBS)
+
+# The CMake package, static archives, headers, pkg-config file and CLI (README "Installing").
+PREFIX ?= /usr/local
+install: build
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)"
 
 # `make test` is the host suite and then the whole suite again for ARM64 under qemu.
 test: test-host test-arm

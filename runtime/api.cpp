@@ -7,9 +7,6 @@
 #include <sstream>
 #include <vector>
 
-#ifndef SPACEDEPTH_VERSION
-#define SPACEDEPTH_VERSION "0.0.0"
-#endif
 #ifndef SPACEDEPTH_KERNEL_TARGETS
 #define SPACEDEPTH_KERNEL_TARGETS "unknown"
 #endif
@@ -67,6 +64,51 @@ sd_params to_c(const Params &p) {
 
 }  // namespace
 
+namespace {
+
+// x86 features named in Halide target strings, as this CPU reports them.
+struct Feature {
+    const char *halide_name;
+    bool present;
+};
+
+std::vector<Feature> cpu_features() {
+#if defined(__x86_64__) || defined(__i386__)
+    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0}, {"avx", __builtin_cpu_supports("avx") != 0},
+            {"avx2", __builtin_cpu_supports("avx2") != 0},    {"fma", __builtin_cpu_supports("fma") != 0},
+            {"f16c", __builtin_cpu_supports("f16c") != 0},    {"avx512", __builtin_cpu_supports("avx512f") != 0},
+            {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                                   __builtin_cpu_supports("avx512cd")}};
+#else
+    return {};
+#endif
+}
+
+// The first target of the list whose ISA features this CPU has: the one Halide's wrapper runs.
+std::string selected_target(const std::string &targets) {
+    const std::vector<Feature> features = cpu_features();
+    std::istringstream list(targets);
+    std::string target;
+    while (std::getline(list, target, ',')) {
+        target.erase(0, target.find_first_not_of(' '));
+        bool runnable = true;
+        std::istringstream parts(target);
+        std::string part;
+        while (std::getline(parts, part, '-')) {
+            for (const Feature &f : features) {
+                runnable &= part != f.halide_name || f.present;
+            }
+        }
+        if (runnable) {
+            return target;
+        }
+    }
+    return "none";
+}
+
+}  // namespace
+
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
     Problem problem;
     if (Status s = validate(params, in, out, &problem); !s.ok()) {
@@ -74,6 +116,13 @@ Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out,
     }
     if (problem.empty) {
         return {};
+    }
+    // A build for CPU features this CPU lacks (SPACEDEPTH_TARGETS without a baseline target)
+    // would fault on its first instruction: refuse instead.
+    static const std::string cpu_target = selected_target(SPACEDEPTH_KERNEL_TARGETS);
+    if (call.device == Device::Host && cpu_target == "none") {
+        return error(SD_ERROR_UNSUPPORTED, std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
+                                               SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
     }
     return execute(problem, normalize(problem, build_view(problem), call.device), call);
 }
@@ -150,50 +199,6 @@ std::string describe_call(const Params &params, const Tensor &in, const Tensor &
     return detail::describe_plan(detail::normalize(problem, detail::build_view(problem)));
 }
 
-namespace {
-
-// x86 features named in Halide target strings, as this CPU reports them.
-struct Feature {
-    const char *halide_name;
-    bool present;
-};
-
-std::vector<Feature> cpu_features() {
-#if defined(__x86_64__) || defined(__i386__)
-    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0}, {"avx", __builtin_cpu_supports("avx") != 0},
-            {"avx2", __builtin_cpu_supports("avx2") != 0},    {"fma", __builtin_cpu_supports("fma") != 0},
-            {"f16c", __builtin_cpu_supports("f16c") != 0},    {"avx512", __builtin_cpu_supports("avx512f") != 0},
-            {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                                   __builtin_cpu_supports("avx512cd")}};
-#else
-    return {};
-#endif
-}
-
-// The first target of the list whose ISA features this CPU has: the one Halide's wrapper runs.
-std::string selected_target(const std::string &targets) {
-    const std::vector<Feature> features = cpu_features();
-    std::istringstream list(targets);
-    std::string target;
-    while (std::getline(list, target, ',')) {
-        target.erase(0, target.find_first_not_of(' '));
-        bool runnable = true;
-        std::istringstream parts(target);
-        std::string part;
-        while (std::getline(parts, part, '-')) {
-            for (const Feature &f : features) {
-                runnable &= part != f.halide_name || f.present;
-            }
-        }
-        if (runnable) {
-            return target;
-        }
-    }
-    return "none";
-}
-
-}  // namespace
 
 std::string build_info() {
     std::ostringstream s;
@@ -201,11 +206,11 @@ std::string build_info() {
     s << "kernels: " << detail::kernel_names() << "\n";
     s << "kernel targets (best first, chosen at run time): " << SPACEDEPTH_KERNEL_TARGETS << "\n";
     s << "CPU features seen:";
-    for (const Feature &f : cpu_features()) {
+    for (const detail::Feature &f : detail::cpu_features()) {
         if (f.present) s << " " << f.halide_name;
     }
     s << "\n";
-    s << "target this CPU runs: " << selected_target(SPACEDEPTH_KERNEL_TARGETS) << "\n";
+    s << "target this CPU runs: " << detail::selected_target(SPACEDEPTH_KERNEL_TARGETS) << "\n";
     s << "threads: " << num_threads() << "\n";
     return s.str();
 }
@@ -235,6 +240,6 @@ const char *order_name(Order order) { return order == Order::DCR ? "DCR" : "CRD"
 const char *layout_name(Layout l) {
     return l == Layout::NHWC ? "NHWC" : l == Layout::NCHW ? "NCHW" : l == Layout::NCHW_VECT_C ? "NCHW_VECT_C" : "?";
 }
-const char *version() { return SPACEDEPTH_VERSION; }
+const char *version() { return SPACEDEPTH_VERSION_STRING; }  // the library's, from version.h
 
 }  // namespace spacedepth

@@ -170,4 +170,8 @@ const char *sd_version(void) {
     return spacedepth::version();
 }
 
+const char *spacedepth_version(void) {
+    return spacedepth::version();
+}
+
 }  // extern "C"

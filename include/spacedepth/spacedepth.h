@@ -102,6 +102,6 @@ bool dtype_from_name(const std::string &name, DType *dtype);
 const char *op_name(Op op);
 const char *order_name(Order order);
 const char *layout_name(Layout layout);
-const char *version();
+const char *version();  // the library version, as spacedepth_version() (spacedepth/version.h)
 
 }  // namespace spacedepth

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "spacedepth/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -93,6 +95,7 @@ sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype);
 sd_status sd_set_num_threads(int threads);
 int sd_get_num_threads(void);
 
+/* The same string as spacedepth_version() (spacedepth/version.h). */
 const char *sd_version(void);
 
 #ifdef __cplusplus

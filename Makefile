@@ -7,7 +7,8 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-peers clean
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-peers clean \
+        test-asan test-ubsan test-tsan test-large fuzz
 
 all: build
 
@@ -25,8 +26,9 @@ PREFIX ?= /usr/local
 install: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)"
 
-# `make test` is the host suite and then the whole suite again for ARM64 under qemu.
-test: test-host test-arm
+# `make test` is the host suite, the whole suite again for ARM64 under qemu, and again under
+# ASan + UBSan with a 60-second fuzz run.
+test: test-host test-arm test-asan
 
 test-host: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CTEST) --preset $(PRESET) -j $(JOBS)
@@ -41,6 +43,26 @@ build-arm: build
 
 test-arm: build-arm
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CTEST) --preset arm64 -j $(JOBS)
+
+# Sanitizer builds (CMakePresets.json asan / ubsan / tsan, clang-14): the GoogleTest suite and the
+# CLI test with the runtime, CLI and tests instrumented; the asan build also runs the fuzzer for
+# 60 s (ctest fuzz_short). They reuse the release build's generator, for one x86 target.
+test-asan test-ubsan test-tsan: test-%: build
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset $* >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $* -j $(JOBS)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" \
+		UBSAN_OPTIONS=print_stacktrace=1 $(CTEST) --preset $* -j $(JOBS)
+
+# The huge-tensor tests alone (> 2 GiB, > 2^31 elements; about 6.5 GiB of memory).
+test-large: build
+	@$(BUILD)/bin/spacedepth_tests --gtest_filter='LargeTensors.*'
+
+# Fuzz for FUZZ_TIME seconds (default 600) and merge new inputs into tests/fuzz/corpus.
+FUZZ_TIME ?= 600
+fuzz: build
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset asan >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset asan --target spacedepth_fuzz -j $(JOBS)
+	@tests/fuzz/run_fuzz.sh build-asan/bin/spacedepth_fuzz tests/fuzz/corpus build-asan/fuzz_scratch $(FUZZ_TIME) --merge
 
 # The llvm-mca table of the ARM64 inner loops (bench/arm_mca.md), then bench/RESULTS.md again.
 arm-mca: build-arm
@@ -76,4 +98,4 @@ bench-peers: build
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
 
 clean:
-	rm -rf $(BUILD) $(ARM_BUILD)
+	rm -rf $(BUILD) $(ARM_BUILD) build-asan build-ubsan build-tsan

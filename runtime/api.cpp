@@ -5,6 +5,9 @@
 
 #include <cstring>
 #include <sstream>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <vector>
 
 #ifndef SPACEDEPTH_KERNEL_TARGETS
@@ -72,11 +75,18 @@ struct Feature {
     bool present;
 };
 
+#if defined(__x86_64__) || defined(__i386__)
+bool has_f16c() {  // CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c")
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+}
+#endif
+
 std::vector<Feature> cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
     return {{"sse41", __builtin_cpu_supports("sse4.1") != 0}, {"avx", __builtin_cpu_supports("avx") != 0},
             {"avx2", __builtin_cpu_supports("avx2") != 0},    {"fma", __builtin_cpu_supports("fma") != 0},
-            {"f16c", __builtin_cpu_supports("f16c") != 0},    {"avx512", __builtin_cpu_supports("avx512f") != 0},
+            {"f16c", has_f16c()},                             {"avx512", __builtin_cpu_supports("avx512f") != 0},
             {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                                    __builtin_cpu_supports("avx512cd")}};

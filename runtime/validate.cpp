@@ -39,8 +39,17 @@ struct Sizes {
 Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64_t elem, Sizes *s) {
     int64_t count = 1, last = 0;
     bool overflow = false;
+    bool empty = false;
     for (auto [extent, stride] : memory_dims(t)) {
-        overflow |= !checked_mul(count, extent, &count);
+        empty |= extent == 0;
+    }
+    // An empty tensor has no elements, however large its other dims: their product is never
+    // formed (the fuzzer found 2^21 x 2^21 x 2^21 x 0 rejected as an overflow).
+    for (auto [extent, stride] : memory_dims(t)) {
+        overflow |= !empty && !checked_mul(count, extent, &count);
+    }
+    if (empty) {
+        count = 0;
     }
     if (!overflow && count > 0) {
         for (auto [extent, stride] : memory_dims(t)) {

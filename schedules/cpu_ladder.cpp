@@ -250,7 +250,12 @@ void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &sh
     Func stage = h.input_stage;  // a handle to the same wrapper
     const std::vector<Var> a = stage.args();
     Var a1o("a1o"), a1i("a1i"), a0o("a0o"), a0i("a0i");
+    // A fixed t0 x t1 allocation, so the tile lives on the stack in the guarded tail tiles too:
+    // before, those tiles were allocated with halide_malloc, and a failing allocation in one task
+    // of a parallel call could leave other tasks' rows written (a partial output).
     stage.compute_at(output, x0o)
+        .bound_storage(a[0], t0)
+        .bound_storage(a[1], t1)
         .split(a[1], a1o, a1i, t0, TailStrategy::GuardWithIf)
         .split(a[0], a0o, a0i, t0, TailStrategy::GuardWithIf)
         .reorder(a1i, a0i, a1o, a0o)

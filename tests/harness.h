@@ -12,8 +12,13 @@
 
 namespace testing_support {
 
+using spacedepth::Block;
+using spacedepth::Dims;
 using spacedepth::DType;
 using spacedepth::Layout;
+using spacedepth::Op;
+using spacedepth::Order;
+using spacedepth::Params;
 
 constexpr uint8_t kSentinel = 0xA5;  // every byte outside the written elements keeps this value
 

@@ -11,11 +11,6 @@
 namespace {
 
 using namespace testing_support;
-using spacedepth::Block;
-using spacedepth::Dims;
-using spacedepth::Op;
-using spacedepth::Order;
-using spacedepth::Params;
 using namespace spacedepth::detail;
 
 struct Shape {

@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <vector>
+
+#include "spacedepth/spacedepth.h"
+#include "tests/harness.h"
 
 namespace {
 
@@ -35,6 +39,51 @@ TEST(HalideErrors, KernelErrorIsCapturedNotAborted) {
         << sink.message;
     for (uint8_t b : out) EXPECT_EQ(b, 0xA5) << "nothing written after a kernel error";
     EXPECT_EQ(spacedepth::detail::take_orphan_halide_errors(), "");
+}
+
+std::atomic<int> malloc_calls{0};
+void *failing_malloc(void *, size_t) {
+    malloc_calls++;
+    return nullptr;
+}
+
+TEST(HalideErrors, KernelsNeverAllocate) {
+    // A heap allocation that fails inside a kernel could fail in one task of a parallel call after
+    // other tasks wrote their rows: a partial output. So no CPU kernel allocates: the transpose
+    // tile has a fixed size (bound_storage) and lives on the stack. With an allocator that always
+    // fails, every family, serial and parallel, must still run and be right.
+    using namespace testing_support;
+    using spacedepth::Op;
+    struct Case {
+        Op op;
+        Layout in_layout, out_layout;
+        spacedepth::Dims in_dims;
+        int threads;
+        const char *family;
+    };
+    const Case cases[] = {
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 33, 35}, 1, "transpose"},  // tail tiles both ways
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {2, 64, 64, 70}, 2, "transpose"},   // parallel
+        {Op::SpaceToDepth, Layout::NHWC, Layout::NHWC, {2, 16, 128, 128}, 2, "general"},
+        {Op::SpaceToDepth, Layout::NCHW, Layout::NCHW, {1, 3, 4, 6}, 0, "small"},
+    };
+    for (const Case &c : cases) {
+        spacedepth::Dims out_dims;
+        const spacedepth::Params p{c.op, spacedepth::Block(2), spacedepth::Order::DCR, c.threads};
+        ASSERT_TRUE(spacedepth::output_dims(p, c.in_dims, &out_dims).ok());
+        TestTensor in = make_tensor(DType::Float32, c.in_layout, c.in_dims);
+        TestTensor out = make_tensor(DType::Float32, c.out_layout, out_dims);
+        fill_unique(in);
+        const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+        ASSERT_EQ(plan.find(c.family), 0u) << plan;
+        malloc_calls = 0;
+        halide_malloc_t saved = halide_set_custom_malloc(failing_malloc);
+        const spacedepth::Status s = spacedepth::run(p, in.tensor, out.tensor);
+        halide_set_custom_malloc(saved);
+        EXPECT_EQ(malloc_calls.load(), 0) << plan;
+        ASSERT_TRUE(s.ok()) << plan << ": " << s.message();
+        EXPECT_EQ(compare(out, expected_output(p, in, out)), "") << plan;
+    }
 }
 
 }  // namespace

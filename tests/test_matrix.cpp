@@ -13,11 +13,6 @@
 namespace {
 
 using namespace testing_support;
-using spacedepth::Block;
-using spacedepth::Dims;
-using spacedepth::Op;
-using spacedepth::Order;
-using spacedepth::Params;
 
 DType dtype_for_width(int width, int variant) {
     switch (width) {

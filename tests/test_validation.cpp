@@ -8,11 +8,6 @@
 namespace {
 
 using namespace testing_support;
-using spacedepth::Block;
-using spacedepth::Dims;
-using spacedepth::Op;
-using spacedepth::Order;
-using spacedepth::Params;
 
 struct Fixture {
     TestTensor in, out;

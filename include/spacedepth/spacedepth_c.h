@@ -26,14 +26,19 @@ typedef enum sd_status {
     SD_ERROR_KERNEL = 7            /* the Halide kernel reported an error; the message carries it */
 } sd_status;
 
-typedef enum sd_op { SD_SPACE_TO_DEPTH = 0, SD_DEPTH_TO_SPACE = 1 } sd_op;
+/* Every enum below spans the whole int range (the _RANGE_ enumerators are never valid values),
+ * so an out-of-range value from a caller is an error the library reports, not undefined
+ * behaviour when C++ reads it (found by the fuzzer under UBSan, -fsanitize=enum). */
+#define SD_ENUM_RANGE(prefix) prefix##_RANGE_MIN_ = -2147483647 - 1, prefix##_RANGE_MAX_ = 2147483647
+
+typedef enum sd_op { SD_SPACE_TO_DEPTH = 0, SD_DEPTH_TO_SPACE = 1, SD_ENUM_RANGE(SD_OP) } sd_op;
 
 /* DirectML's DML_DEPTH_SPACE_ORDER. DCR: deep channel (by*bw + bx)*C + c (TensorFlow, ONNX
  * default). CRD: c*bh*bw + by*bw + bx (PyTorch pixel_shuffle, ONNX mode "CRD"). */
-typedef enum sd_order { SD_ORDER_DCR = 0, SD_ORDER_CRD = 1 } sd_order;
+typedef enum sd_order { SD_ORDER_DCR = 0, SD_ORDER_CRD = 1, SD_ENUM_RANGE(SD_ORDER) } sd_order;
 
 /* NHWC = [N,H,W,C]; NCHW = [N,C,H,W]; NCHW_VECT_C = [N,C/4,H,W,4], 1-byte elements. */
-typedef enum sd_layout { SD_LAYOUT_NHWC = 0, SD_LAYOUT_NCHW = 1, SD_LAYOUT_NCHW_VECT_C = 2 } sd_layout;
+typedef enum sd_layout { SD_LAYOUT_NHWC = 0, SD_LAYOUT_NCHW = 1, SD_LAYOUT_NCHW_VECT_C = 2, SD_ENUM_RANGE(SD_LAYOUT) } sd_layout;
 
 typedef enum sd_dtype {
     SD_BOOL = 0, SD_INT8, SD_UINT8, SD_QINT8, SD_QUINT8,    /* 1 byte  */
@@ -41,7 +46,8 @@ typedef enum sd_dtype {
     SD_INT32, SD_UINT32, SD_FLOAT32, SD_QINT32,             /* 4 bytes */
     SD_INT64, SD_UINT64, SD_FLOAT64, SD_COMPLEX64,          /* 8 bytes */
     SD_COMPLEX128,                                          /* 16 bytes */
-    SD_DTYPE_COUNT
+    SD_DTYPE_COUNT,
+    SD_ENUM_RANGE(SD_DTYPE)
 } sd_dtype;
 
 /* A tensor: logical dims (N, C, H, W) whatever the layout, and a stride per logical dim in

@@ -1,0 +1,271 @@
+// libFuzzer target: the public C API with arbitrary descriptors. Built with ASan + UBSan (preset
+// asan); ctest fuzz_short runs it for 60 s, `make fuzz` for longer.
+//
+// Each input becomes one sd_run call: op, order, layouts, dtypes, block and threads from the full
+// range of their types (out-of-range enums, zero, negative and huge values included); dims and
+// strides small, dense, padded, random or huge enough to overflow; null data, and input and output
+// in one overlapping buffer. Memory is real and exactly as large as each tensor's span (so ASan
+// sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors
+// would need more are made only if they overflow 64 bits, since then no memory is touched.
+//
+// What must hold, checked here with rules written from SPEC section 5 (not the runtime's code):
+//   - the call returns, whatever the input (no crash, no sanitizer report, no hang);
+//   - a rejected call leaves the output buffer and the input untouched, and sets a message;
+//   - an accepted call satisfied every rule, and its output, padding included, equals the
+//     independent reference's (tests/reference.cpp); the input is untouched;
+//   - a call that satisfies every rule, with real memory, is accepted.
+#include "spacedepth/spacedepth_c.h"
+#include "tests/reference.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kMaxBufferBytes = 1 << 20;
+
+[[noreturn]] void fail(const char *what, const sd_params &p, const sd_tensor &in, const sd_tensor &out, sd_status s) {
+    std::fprintf(stderr, "FUZZ FAILURE: %s\n  status %d (%s): %s\n  op %d order %d block %lld x %lld threads %d\n", what,
+                 static_cast<int>(s), sd_status_name(s), sd_last_error(), p.op, p.order, static_cast<long long>(p.block_h),
+                 static_cast<long long>(p.block_w), p.threads);
+    for (const sd_tensor *t : {&in, &out}) {
+        std::fprintf(stderr, "  %s: dtype %d layout %d dims %lld %lld %lld %lld strides %lld %lld %lld %lld data %p\n",
+                     t == &in ? "in " : "out", t->dtype, t->layout, (long long)t->dims[0], (long long)t->dims[1],
+                     (long long)t->dims[2], (long long)t->dims[3], (long long)t->strides[0], (long long)t->strides[1],
+                     (long long)t->strides[2], (long long)t->strides[3], t->data);
+    }
+    std::abort();
+}
+
+int64_t pick_extent(FuzzedDataProvider &fdp) {
+    switch (fdp.ConsumeIntegralInRange<int>(0, 15)) {
+    case 0: return fdp.ConsumeIntegral<int64_t>();                   // anything, negative included
+    case 1: return int64_t{1} << fdp.ConsumeIntegralInRange<int>(20, 62);  // huge
+    case 2: return INT32_MAX + fdp.ConsumeIntegralInRange<int64_t>(-1, 2);
+    case 3: return 0;
+    default: return fdp.ConsumeIntegralInRange<int64_t>(1, 9);
+    }
+}
+
+bool valid_enums(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
+    auto layout_ok = [](sd_layout l) { return l >= SD_LAYOUT_NHWC && l <= SD_LAYOUT_NCHW_VECT_C; };
+    auto dtype_ok = [](sd_dtype d) { return d >= SD_BOOL && d < SD_DTYPE_COUNT; };
+    return (p.op == SD_SPACE_TO_DEPTH || p.op == SD_DEPTH_TO_SPACE) && (p.order == SD_ORDER_DCR || p.order == SD_ORDER_CRD) &&
+           layout_ok(in.layout) && layout_ok(out.layout) && dtype_ok(in.dtype) && dtype_ok(out.dtype);
+}
+
+// Bytes from a tensor's first to one past its last element, or -1 when any dim or stride is
+// negative or the span does not fit in int64. Zero when the tensor is empty.
+int64_t span_bytes(const sd_tensor &t, int elem) {
+    __int128 last = 0;
+    for (int i = 0; i < 4; i++) {
+        if (t.dims[i] < 0 || t.strides[i] < 0) return -1;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (t.dims[i] == 0) return 0;
+    }
+    for (int i = 0; i < 4; i++) {
+        const __int128 extent = t.layout == SD_LAYOUT_NCHW_VECT_C && i == 1 ? (static_cast<__int128>(t.dims[1]) + 3) / 4 : t.dims[i];
+        last += (extent - 1) * static_cast<__int128>(t.strides[i]);  // each term < 2^126
+        if (last > INT64_MAX) return -1;
+    }
+    if (t.layout == SD_LAYOUT_NCHW_VECT_C) last += 3;
+    const __int128 bytes = (last + 1) * elem;
+    return bytes > INT64_MAX ? -1 : static_cast<int64_t>(bytes);
+}
+
+// SPEC section 5, written out independently. Memory rules (null data, overlap, aliasing) are
+// checked by the caller.
+bool shapes_valid(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
+    if (!valid_enums(p, in, out) || p.threads < 0) return false;
+    if (p.block_h < 1 || p.block_w < 1 || in.dtype != out.dtype) return false;
+    const int elem = sd_dtype_size(in.dtype);
+    if ((in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C) && elem != 1) return false;
+    const __int128 area = static_cast<__int128>(p.block_h) * p.block_w;
+    if (area > INT64_MAX) return false;  // SPEC: bh*bw is overflow-checked
+    const bool s2d = p.op == SD_SPACE_TO_DEPTH;
+    const int64_t *d = in.dims;
+    for (int i = 0; i < 4; i++) {
+        if (in.dims[i] < 0 || out.dims[i] < 0) return false;
+    }
+    __int128 want[4];
+    if (s2d) {
+        if (d[2] % p.block_h || d[3] % p.block_w) return false;
+        want[0] = d[0], want[1] = d[1] * area, want[2] = d[2] / p.block_h, want[3] = d[3] / p.block_w;
+    } else {
+        if (d[1] % area) return false;
+        want[0] = d[0], want[1] = d[1] / area, want[2] = static_cast<__int128>(d[2]) * p.block_h,
+        want[3] = static_cast<__int128>(d[3]) * p.block_w;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (want[i] != out.dims[i]) return false;
+    }
+    // NCHW_VECT_C on either side: both channel counts are multiples of 4.
+    const bool vect = in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C;
+    for (const sd_tensor *t : {&in, &out}) {
+        if (vect && t->dims[1] % 4) return false;
+        if (span_bytes(*t, elem) < 0) return false;
+    }
+    return true;
+}
+
+// Does some pair of distinct output elements share an address? (Checked by brute force on the
+// small tensors the fuzzer allocates.)
+bool output_self_aliases(const sd_tensor &t, int elem, int64_t span) {
+    std::vector<uint8_t> seen(static_cast<size_t>(span), 0);
+    reference::TensorRef r{static_cast<uint8_t *>(t.data), elem, static_cast<reference::Layout>(t.layout), {}, {}};
+    std::copy(t.dims, t.dims + 4, r.dims);
+    std::copy(t.strides, t.strides + 4, r.strides);
+    for (int64_t n = 0; n < t.dims[0]; n++)
+        for (int64_t c = 0; c < t.dims[1]; c++)
+            for (int64_t h = 0; h < t.dims[2]; h++)
+                for (int64_t w = 0; w < t.dims[3]; w++) {
+                    const int64_t off = reference::byte_offset(r, n, c, h, w);
+                    if (seen[off]) return true;
+                    seen[off] = 1;
+                }
+    return false;
+}
+
+// The documented output-stride rule (README, "Using the library"): sorted by stride, each dim
+// of extent > 1 steps past every offset the dims inside it reach. Views that do not nest but
+// still give every element its own address are rejected too.
+bool output_strides_nest(const sd_tensor &t) {
+    std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, extent)
+    for (int i = 0; i < 4; i++) {
+        const bool vect = t.layout == SD_LAYOUT_NCHW_VECT_C;
+        const int64_t extent = vect && i == 1 ? static_cast<int64_t>((static_cast<__int128>(t.dims[1]) + 3) / 4) : t.dims[i];
+        if (extent > 1) dims.emplace_back(t.strides[i], extent);
+        if (vect && i == 1 && t.dims[1] > 1) dims.emplace_back(1, 4);  // the 4 channels of a group
+    }
+    std::sort(dims.begin(), dims.end());
+    __int128 reach = 0;
+    for (auto [stride, extent] : dims) {
+        if (stride <= reach) return false;
+        reach += static_cast<__int128>(extent - 1) * stride;
+    }
+    return true;
+}
+
+reference::TensorRef as_ref(const sd_tensor &t, uint8_t *data) {
+    reference::TensorRef r{data, sd_dtype_size(t.dtype), static_cast<reference::Layout>(t.layout), {}, {}};
+    std::copy(t.dims, t.dims + 4, r.dims);
+    std::copy(t.strides, t.strides + 4, r.strides);
+    return r;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    FuzzedDataProvider fdp(data, size);
+    sd_params p{};
+    p.op = static_cast<sd_op>(fdp.ConsumeIntegralInRange<int>(-1, 2));
+    p.order = static_cast<sd_order>(fdp.ConsumeIntegralInRange<int>(-1, 2));
+    p.block_h = fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(1, 5) : pick_extent(fdp);
+    p.block_w = fdp.ConsumeBool() ? p.block_h : fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(1, 5) : pick_extent(fdp);
+    p.threads = fdp.ConsumeIntegralInRange<int>(-1, 3);
+
+    sd_tensor in{}, out{};
+    in.dtype = static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
+    out.dtype = fdp.ConsumeIntegralInRange<int>(0, 15) ? in.dtype : static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
+    in.layout = static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 3));
+    out.layout = fdp.ConsumeBool() ? in.layout : static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 3));
+    for (int i = 0; i < 4; i++) in.dims[i] = pick_extent(fdp);
+    // Mostly the implied output shape, so valid calls are common; sometimes anything.
+    if (fdp.ConsumeIntegralInRange<int>(0, 7) == 0 || sd_output_dims(&p, in.dims, out.dims) != SD_OK) {
+        for (int i = 0; i < 4; i++) out.dims[i] = pick_extent(fdp);
+    }
+    const int elem = std::max(1, sd_dtype_size(in.dtype));
+    for (sd_tensor *t : {&in, &out}) {
+        const sd_layout layout = t->layout >= SD_LAYOUT_NHWC && t->layout <= SD_LAYOUT_NCHW_VECT_C ? t->layout : SD_LAYOUT_NCHW;
+        const int64_t c = layout == SD_LAYOUT_NCHW_VECT_C && t->dims[1] < INT64_MAX - 3 ? (t->dims[1] + 3) / 4 * 4 : t->dims[1];
+        sd_tensor dense = *t;
+        const bool dense_ok = sd_tensor_init_dense(&dense, nullptr, SD_UINT8, layout, t->dims[0], c, t->dims[2], t->dims[3]) == SD_OK;
+        switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
+        case 0:  // dense
+            for (int i = 0; i < 4; i++) t->strides[i] = dense_ok ? dense.strides[i] : 1;
+            break;
+        case 1:  // padded: a view into a larger buffer (each stride above the innermost grows by 0-3)
+            for (int i = 0; i < 4; i++) {
+                const int64_t base = dense_ok ? dense.strides[i] : 1;
+                const bool inner = base <= (layout == SD_LAYOUT_NCHW_VECT_C ? 4 : 1);
+                t->strides[i] = base + (inner || base > INT64_MAX - 3 ? 0 : fdp.ConsumeIntegralInRange<int64_t>(0, 3));
+            }
+            break;
+        case 2:  // random small strides (may alias)
+            for (int i = 0; i < 4; i++) t->strides[i] = fdp.ConsumeIntegralInRange<int64_t>(0, 40);
+            break;
+        default:  // anything
+            for (int i = 0; i < 4; i++) t->strides[i] = fdp.ConsumeBool() ? fdp.ConsumeIntegral<int64_t>() : pick_extent(fdp);
+        }
+    }
+
+    const int64_t in_span = span_bytes(in, elem), out_span = span_bytes(out, elem);
+    const int memory_mode = fdp.ConsumeIntegralInRange<int>(0, 7);  // 0: null input, 1: null output, 2: overlap
+    const bool overflow = in_span < 0 || out_span < 0;
+    if (!overflow && (in_span > kMaxBufferBytes || out_span > kMaxBufferBytes)) {
+        return 0;  // valid-looking but too large to allocate here: a call would touch real memory
+    }
+    // Exactly-sized buffers (ASan catches any access beyond them). For overlap, one buffer.
+    // (With an overflowing tensor nothing is allocated: the other one may be huge.)
+    std::vector<uint8_t> in_buf(overflow ? 1 : std::max<int64_t>(in_span, 1)),
+        out_buf(overflow ? 1 : std::max<int64_t>(out_span, 1), 0xA5);
+    for (uint8_t &b : in_buf) b = fdp.ConsumeIntegral<uint8_t>() ^ static_cast<uint8_t>(&b - in_buf.data());
+    in.data = in_buf.data();
+    out.data = out_buf.data();
+    if (overflow) {  // no memory may be touched: sizes are rejected first
+        in.data = reinterpret_cast<void *>(uintptr_t{1} << 40);
+        out.data = reinterpret_cast<void *>(uintptr_t{1} << 41);
+    }
+    std::vector<uint8_t> shared;
+    bool overlapping = false;
+    if (!overflow && memory_mode == 2 && in_span > 0 && out_span > 0) {
+        const int64_t shift = fdp.ConsumeIntegralInRange<int64_t>(0, in_span - 1);
+        shared.assign(static_cast<size_t>(shift + std::max(in_span - shift, out_span)), 0);
+        std::copy(in_buf.begin(), in_buf.end(), shared.begin());
+        in.data = shared.data();
+        out.data = shared.data() + shift;
+        overlapping = true;
+    }
+    if (memory_mode == 0) in.data = nullptr;
+    if (memory_mode == 1) out.data = nullptr;
+
+    const std::vector<uint8_t> in_before = overlapping ? shared : in_buf;
+    const std::vector<uint8_t> out_before = out_buf;
+    const sd_status s = sd_run(&p, &in, &out);
+
+    const bool valid_shapes = shapes_valid(p, in, out);
+    const bool nonempty = valid_shapes && in_span > 0;
+    const bool null_data = (in.data == nullptr && in_span > 0) || (out.data == nullptr && out_span > 0);
+    const bool self_alias = valid_shapes && !null_data && out_span > 0 && output_self_aliases(out, elem, out_span);
+    const bool fully_valid = valid_shapes && !null_data && !overlapping && !overflow && (out_span == 0 || output_strides_nest(out));
+
+    if (s != SD_OK) {
+        if (std::strlen(sd_last_error()) == 0) fail("an error without a message", p, in, out, s);
+        if (!overlapping && out_buf != out_before) fail("a rejected call wrote to the output", p, in, out, s);
+        if ((overlapping ? shared : in_buf) != in_before) fail("a rejected call changed the input", p, in, out, s);
+        if (fully_valid) fail("a valid call was rejected", p, in, out, s);
+        return 0;
+    }
+    if (!valid_shapes) fail("a call breaking a SPEC rule was accepted", p, in, out, s);
+    if (null_data && nonempty) fail("null data with a non-zero size was accepted", p, in, out, s);
+    if (overlapping && nonempty) fail("overlapping input and output were accepted", p, in, out, s);
+    if (self_alias) fail("an output whose elements share memory was accepted", p, in, out, s);
+    if (!nonempty) return 0;
+    if (in_buf != in_before) fail("the input changed", p, in, out, s);
+    std::vector<uint8_t> want = out_before;
+    const reference::TensorRef rin = as_ref(in, in_buf.data()), rout = as_ref(out, want.data());
+    if (p.op == SD_SPACE_TO_DEPTH) {
+        reference::space_to_depth(rin, rout, p.block_h, p.block_w, p.order == SD_ORDER_CRD);
+    } else {
+        reference::depth_to_space(rin, rout, p.block_h, p.block_w, p.order == SD_ORDER_CRD);
+    }
+    if (out_buf != want) fail("the output differs from the reference", p, in, out, s);
+    return 0;
+}

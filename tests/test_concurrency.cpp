@@ -1,0 +1,76 @@
+// Many threads calling the library at once, each on its own tensors, with the process-wide thread
+// count changed underneath them: every result must match the reference, every error stay with
+// its own call. Run under ThreadSanitizer by `make test-tsan`.
+#include "tests/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace testing_support;
+
+constexpr int kCallers = 8;
+constexpr int kCallsEach = 24;
+
+// One caller's share: random ops on random shapes (some large enough for the parallel path),
+// plus one invalid call whose message must be its own.
+std::string caller(int id) {
+    std::mt19937_64 rng(1000 + id);
+    auto pick = [&rng](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
+    for (int i = 0; i < kCallsEach; i++) {
+        const Op op = rng() % 2 ? Op::SpaceToDepth : Op::DepthToSpace;
+        const Order order = rng() % 2 ? Order::DCR : Order::CRD;
+        const Layout layout = rng() % 2 ? Layout::NHWC : Layout::NCHW;
+        const DType dtype = pick({1, 2, 4}) == 1 ? DType::UInt8 : rng() % 2 ? DType::Float16 : DType::Float32;
+        const int64_t b = pick({2, 3, 4}), c = pick({1, 3, 16}), big = i % 4 == 0 ? 48 : 4;
+        const Dims space{pick({1, 2}), c, b * pick({1, 5, big}), b * pick({2, 7, big})};
+        const Dims deep{space[0], c * b * b, space[2] / b, space[3] / b};
+        const bool s2d = op == Op::SpaceToDepth;
+        TestTensor in = make_tensor(dtype, layout, s2d ? space : deep, rng() % 2 ? &rng : nullptr);
+        TestTensor out = make_tensor(dtype, layout, s2d ? deep : space);
+        fill_unique(in, id * 100 + i);
+        const Params p{op, Block(b), order, static_cast<int>(pick({0, 1, 2}))};
+        const spacedepth::Status s = run_op(p, in.tensor, out.tensor);
+        if (!s.ok()) return "caller " + std::to_string(id) + ": " + s.message();
+        if (std::string diff = compare(out, expected_output(p, in, out)); !diff.empty()) {
+            return "caller " + std::to_string(id) + " call " + std::to_string(i) + ":\n" + diff;
+        }
+        // An invalid call between valid ones: its message names its own values.
+        TestTensor bad = make_tensor(dtype, layout, {1, c, b * 3 + 1, b});
+        const spacedepth::Status e = run_op(Params{Op::SpaceToDepth, Block(b), order, 0}, bad.tensor, out.tensor);
+        const std::string want = "H=" + std::to_string(b * 3 + 1) + " is not divisible";
+        if (e.ok() || e.message().find(want) == std::string::npos) {
+            return "caller " + std::to_string(id) + ": expected an error naming '" + want + "', got: " + e.message();
+        }
+    }
+    return "";
+}
+
+TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) {
+    const int saved = spacedepth::num_threads();
+    std::atomic<bool> done{false};
+    std::vector<std::string> failures(kCallers);
+    std::vector<std::thread> threads;
+    for (int id = 0; id < kCallers; id++) {
+        threads.emplace_back([id, &failures] { failures[id] = caller(id); });
+    }
+    // The process-wide setting changes while calls run (set_num_threads is documented as safe).
+    std::thread resizer([&done] {
+        for (int n = 0; !done.load(); n++) {
+            spacedepth::set_num_threads(1 + n % 4);
+            std::this_thread::yield();
+        }
+    });
+    for (std::thread &t : threads) t.join();
+    done = true;
+    resizer.join();
+    spacedepth::set_num_threads(saved);
+    for (const std::string &f : failures) EXPECT_EQ(f, "");
+}
+
+}  // namespace

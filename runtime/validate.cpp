@@ -37,22 +37,17 @@ struct Sizes {
 
 // Sizes of one tensor, overflow-checked. `which` is "input" or "output".
 Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64_t elem, Sizes *s) {
-    int64_t count = 1, last = 0;
-    bool overflow = false;
-    bool empty = false;
-    for (auto [extent, stride] : memory_dims(t)) {
-        empty |= extent == 0;
-    }
+    const auto dims = memory_dims(t);
     // An empty tensor has no elements, however large its other dims: their product is never
     // formed (the fuzzer found 2^21 x 2^21 x 2^21 x 0 rejected as an overflow).
-    for (auto [extent, stride] : memory_dims(t)) {
+    const bool empty = std::any_of(dims.begin(), dims.end(), [](auto d) { return d.first == 0; });
+    int64_t count = empty ? 0 : 1, last = 0;
+    bool overflow = false;
+    for (auto [extent, stride] : dims) {
         overflow |= !empty && !checked_mul(count, extent, &count);
     }
-    if (empty) {
-        count = 0;
-    }
     if (!overflow && count > 0) {
-        for (auto [extent, stride] : memory_dims(t)) {
+        for (auto [extent, stride] : dims) {
             int64_t reach;
             overflow |= !checked_mul(extent - 1, stride, &reach) || !checked_add(last, reach, &last);
         }

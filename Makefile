@@ -8,7 +8,7 @@ CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-peers clean \
-        test-asan test-ubsan test-tsan test-large fuzz
+        test-asan test-ubsan test-tsan test-large fuzz tune compare-schedules
 
 all: build
 
@@ -69,6 +69,21 @@ arm-mca: build-arm
 	@$(VENV)/bin/python scripts/arm_loops.py --cli $(ARM_BUILD)/bin/spacedepth --mca --markdown bench/arm_mca.md
 	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
+# Tuning (README "Tuning"): a benchmark-driven search of the schedule parameters and switch
+# points on this machine (scripts/tune.py; stop it any time, run it again to resume), written to
+# tuning/<target>.json, then the main build again, which picks the database up.
+# TUNE_SEARCH=small (about 5 minutes) or full; TUNE_ARGS for more options (--help).
+TUNE_SEARCH ?= small
+tune: build
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python scripts/tune.py --search $(TUNE_SEARCH) $(TUNE_ARGS)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $(PRESET) -j $(JOBS)
+
+# Manual vs tuned vs Halide's autoschedulers on the shape classes (bench/schedules.md, included
+# in bench/RESULTS.md). Not part of CI.
+compare-schedules: build
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python bench/compare_schedules.py
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
+
 demo: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh
 
@@ -98,4 +113,4 @@ bench-peers: build
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
 
 clean:
-	rm -rf $(BUILD) $(ARM_BUILD) build-asan build-ubsan build-tsan
+	rm -rf $(BUILD) $(ARM_BUILD) build-asan build-ubsan build-tsan build-tune build-compare

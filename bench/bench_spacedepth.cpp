@@ -10,6 +10,7 @@
 // bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
 #include "bench/cases.h"
 #include "bench/peers.h"
+#include "runtime/problem.h"
 #include "runtime/tuning.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
@@ -20,14 +21,20 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
-#include <iostream>
-
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#if SPACEDEPTH_SCHEDULE_COMPARISON
+#include "schedule_comparison_kernels.h"
+#endif
 
 namespace {
 
@@ -238,6 +245,134 @@ int register_all() {
     return 0;
 }
 
+// ---- Shape classes (`--shapes FILE`): the tuner's and the schedule comparison's measurements.
+// Each class of bench/shape_classes.json runs as shape/<class>/<schedule>, with its own memcpy
+// yardstick, for every schedule this binary has:
+//   manual | tuned   the library as built (tuned when a tuning database applied to this CPU)
+//   manual, adams2019, mullapudi2016, li2018   (SPACEDEPTH_SCHEDULE_COMPARISON builds) the same
+//                    generator with the hand schedules and no database, or with one of Halide's
+//                    autoschedulers, run on the library's own views; each checked against the
+//                    library's output before it is timed.
+
+struct Schedule {
+    std::string name;
+    detail::KernelFn kernels[3][4];  // [family][log2 width]; all null: the library's own
+    bool default_switch_points;      // runtime/tuning.h's defaults rather than the tuned ones
+};
+
+std::vector<Schedule> schedules() {
+    std::vector<Schedule> list;
+    const bool tuned = !detail::tuning_info().database.empty();
+    list.push_back({tuned ? "tuned" : "manual", {}, false});
+#if SPACEDEPTH_SCHEDULE_COMPARISON
+    for (const ComparisonSchedule &c : kComparisonSchedules) {
+        if (!tuned && std::string(c.name) == "manual") continue;  // the library is the manual one
+        Schedule s{c.name, {}, true};
+        std::memcpy(s.kernels, c.kernels, sizeof(s.kernels));
+        list.push_back(s);
+    }
+#endif
+    return list;
+}
+
+template <typename E, size_t N>
+E enum_from_name(const std::string &name, const E (&values)[N], const char *(*to_name)(E), const char *what) {
+    for (E v : values) {
+        if (name == to_name(v)) return v;
+    }
+    throw std::runtime_error(std::string("unknown ") + what + " '" + name + "'");
+}
+
+struct ShapeClass {
+    Case c;
+    int64_t bytes;
+    int threads;
+};
+
+std::vector<ShapeClass> read_shape_classes(const std::string &path) {
+    std::ifstream file(path);
+    if (!file) throw std::runtime_error("cannot read " + path);
+    const nlohmann::json doc = nlohmann::json::parse(file);
+    std::vector<ShapeClass> classes;
+    static const Op kOps[] = {Op::SpaceToDepth, Op::DepthToSpace};
+    static const Order kOrders[] = {Order::DCR, Order::CRD};
+    static const Layout kLayouts[] = {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C};
+    for (const nlohmann::json &j : doc.at("classes")) {
+        ShapeClass sc;
+        Case &c = sc.c;
+        c.name = j.at("name").get<std::string>();
+        c.op = enum_from_name(j.at("op").get<std::string>(), kOps, op_name, "op");
+        c.order = enum_from_name(j.at("order").get<std::string>(), kOrders, order_name, "order");
+        c.layout = enum_from_name(j.at("layout").get<std::string>(), kLayouts, layout_name, "layout");
+        c.out_layout = enum_from_name(j.value("out_layout", layout_name(c.layout)), kLayouts, layout_name, "layout");
+        if (!dtype_from_name(j.at("dtype").get<std::string>(), &c.dtype)) throw std::runtime_error("unknown dtype in " + c.name);
+        c.small_channels = j.at("channels").get<int64_t>();
+        c.bh = j.at("block").at(0).get<int64_t>();
+        c.bw = j.at("block").at(1).get<int64_t>();
+        sc.bytes = j.at("bytes").get<int64_t>();
+        sc.threads = j.value("threads", 0);
+        classes.push_back(sc);
+    }
+    return classes;
+}
+
+void BM_shape(benchmark::State &state, ShapeClass sc, Schedule sched) {
+    auto s = make_setup(sc.c, sc.bytes, sc.threads);
+    detail::DeviceCall call;
+    std::memcpy(call.host_kernels, sched.kernels, sizeof(call.host_kernels));
+    const detail::SwitchPoints saved = detail::switch_points();
+    if (sched.default_switch_points) detail::set_switch_points(detail::SwitchPoints{});
+    const bool own = sched.kernels[0][2] == nullptr;
+    if (!own && !agrees_with_spacedepth(state, *s, [&] { detail::run_on(s->params, s->in, s->out, call); })) {
+        detail::set_switch_points(saved);
+        return;
+    }
+    if (Status st = detail::run_on(s->params, s->in, s->out, call); !st.ok()) {
+        state.SkipWithError(st.message().c_str());
+    } else {
+        const MemcpyYardstick before = yardstick(*s, std::max(sc.threads, 2));
+        for (auto _ : state) {
+            detail::run_on(s->params, s->in, s->out, call);
+            benchmark::DoNotOptimize(s->dst->data());
+        }
+        record_yardstick(state, before, yardstick(*s, std::max(sc.threads, 2)));
+        finish(state, s->bytes);
+    }
+    detail::set_switch_points(saved);
+}
+
+void register_shapes(const std::string &path) {
+    const std::vector<Schedule> list = schedules();
+    for (const ShapeClass &sc : read_shape_classes(path)) {
+        for (const Schedule &sched : list) {
+            benchmark::RegisterBenchmark(("shape/" + sc.c.name + "/" + sched.name).c_str(), BM_shape, sc, sched)->UseRealTime();
+        }
+    }
+}
+
+// `--switch_points name=value,...` replaces the runtime's switch points (the tuner's runtime
+// candidates), with the names of schedules/tunables.json.
+void set_switch_points_from(const std::string &spec) {
+    detail::SwitchPoints p = detail::switch_points();
+    const std::pair<const char *, int64_t detail::SwitchPoints::*> fields[] = {
+        {"parallel_min_bytes", &detail::SwitchPoints::parallel_min_bytes}, {"small_max_bytes", &detail::SwitchPoints::small_max_bytes},
+        {"long_run_bytes", &detail::SwitchPoints::long_run_bytes}, {"transpose_min_extent", &detail::SwitchPoints::transpose_min_extent}};
+    std::istringstream in(spec);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const size_t eq = item.find('=');
+        bool known = false;
+        for (const auto &[name, member] : fields) {
+            if (item.substr(0, eq) == name && eq != std::string::npos) {
+                p.*member = std::stoll(item.substr(eq + 1));
+                known = true;
+            }
+        }
+        if (!known) throw std::runtime_error("--switch_points: unknown item '" + item + "'");
+    }
+    detail::set_switch_points(p);
+}
+
 // `--cases_json` prints the case matrix for bench/peers.py, so both harnesses run the same rows.
 void print_cases_json() {
     nlohmann::json cases = nlohmann::json::array();
@@ -264,13 +399,28 @@ void print_cases_json() {
 }  // namespace
 
 int main(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (std::string(argv[i]) == "--cases_json") {
-            print_cases_json();
-            return 0;
+    std::string shapes;
+    int kept = 1;
+    try {
+        for (int i = 1; i < argc; i++) {
+            const std::string arg = argv[i];
+            if (arg == "--cases_json") {
+                print_cases_json();
+                return 0;
+            } else if (arg.rfind("--shapes=", 0) == 0) {
+                shapes = arg.substr(9);
+            } else if (arg.rfind("--switch_points=", 0) == 0) {
+                set_switch_points_from(arg.substr(16));
+            } else {
+                argv[kept++] = argv[i];
+            }
         }
+        argc = kept;
+        shapes.empty() ? register_all() : (register_shapes(shapes), 0);
+    } catch (const std::exception &e) {
+        std::cerr << "spacedepth_bench: " << e.what() << "\n";
+        return 2;
     }
-    register_all();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

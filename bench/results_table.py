@@ -253,9 +253,11 @@ def main():
 
     if os.path.exists(args.analysis):
         lines += [open(args.analysis).read().strip(), ""]
-    arm_mca = os.path.join(os.path.dirname(args.out), "arm_mca.md")  # `make arm-mca`
-    if os.path.exists(arm_mca):
-        lines += [open(arm_mca).read().strip(), ""]
+    # Sections other commands write: `make arm-mca`, `make compare-schedules`.
+    for section in ("arm_mca.md", "schedules.md"):
+        path = os.path.join(os.path.dirname(args.out), section)
+        if os.path.exists(path):
+            lines += [open(path).read().strip(), ""]
 
     cols = [("spacedepth", 1), ("spacedepth", 2)] + [(p, t) for p in CPP_PEERS for t in (1, 2) if p != "naive" or t == 1]
     pycols = [(p, t) for p in PY_PEERS for t in (1, 2)]

@@ -27,6 +27,9 @@ public:
                                                {{"general", PermuteCopyPattern::General},
                                                 {"transpose", PermuteCopyPattern::Transpose},
                                                 {"small", PermuteCopyPattern::Small}}};
+    // Tuned schedule parameters per target (schedules/permute_copy_schedule.h), written by
+    // cmake/Tuning.cmake from tuning/<target>.json; empty: every target's defaults.
+    GeneratorParam<std::string> tuning{"tuning", ""};
 
     // When false the kernel runs serially in the caller's thread and never touches the thread
     // pool: small tensors, and callers that bring their own pool (threads = 1).
@@ -58,8 +61,22 @@ public:
             input.dim(1).set_stride(1);
         }
 
+        if (using_autoscheduler()) {
+            // Halide's autoschedulers (bench/RESULTS.md "Against Halide's autoschedulers") see one
+            // 6-D copy of about 1 MiB of 4-byte elements with unknown input strides: the runtime's
+            // normalised view of a mid-size call (dense output dim 0, block digits in dims 1 and 3).
+            const std::vector<int> extents = {16, 2, 64, 2, 64, 1};
+            for (int i = 0; i < kRank; i++) {
+                input.dim(i).set_estimate(0, extents[i]);
+                output.dim(i).set_estimate(0, extents[i]);
+            }
+            parallel.set_estimate(true);
+            return;
+        }
+
         /* THE SCHEDULE (schedules/, one file per target family) */
         PermuteCopyHandles h{output, input, output, parallel, x, pattern};
+        h.tuning = parse_schedule_tuning(tuning, get_target());
         if (pattern == PermuteCopyPattern::Transpose) {
             h.input_stage = input.in();  // the register tile the transpose goes through
         }

@@ -3,11 +3,10 @@
 
 #include "HalideRuntime.h"
 
+#include "runtime/tuning.h"
+
 #include <cstring>
 #include <sstream>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include <vector>
 
 #ifndef SPACEDEPTH_KERNEL_TARGETS
@@ -67,58 +66,6 @@ sd_params to_c(const Params &p) {
 
 }  // namespace
 
-namespace {
-
-// x86 features named in Halide target strings, as this CPU reports them.
-struct Feature {
-    const char *halide_name;
-    bool present;
-};
-
-#if defined(__x86_64__) || defined(__i386__)
-bool has_f16c() {  // CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c")
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
-}
-#endif
-
-std::vector<Feature> cpu_features() {
-#if defined(__x86_64__) || defined(__i386__)
-    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0}, {"avx", __builtin_cpu_supports("avx") != 0},
-            {"avx2", __builtin_cpu_supports("avx2") != 0},    {"fma", __builtin_cpu_supports("fma") != 0},
-            {"f16c", has_f16c()},                             {"avx512", __builtin_cpu_supports("avx512f") != 0},
-            {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                                   __builtin_cpu_supports("avx512cd")}};
-#else
-    return {};
-#endif
-}
-
-// The first target of the list whose ISA features this CPU has: the one Halide's wrapper runs.
-std::string selected_target(const std::string &targets) {
-    const std::vector<Feature> features = cpu_features();
-    std::istringstream list(targets);
-    std::string target;
-    while (std::getline(list, target, ',')) {
-        target.erase(0, target.find_first_not_of(' '));
-        bool runnable = true;
-        std::istringstream parts(target);
-        std::string part;
-        while (std::getline(parts, part, '-')) {
-            for (const Feature &f : features) {
-                runnable &= part != f.halide_name || f.present;
-            }
-        }
-        if (runnable) {
-            return target;
-        }
-    }
-    return "none";
-}
-
-}  // namespace
-
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
     Problem problem;
     if (Status s = validate(params, in, out, &problem); !s.ok()) {
@@ -129,8 +76,7 @@ Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out,
     }
     // A build for CPU features this CPU lacks (SPACEDEPTH_TARGETS without a baseline target)
     // would fault on its first instruction: refuse instead.
-    static const std::string cpu_target = selected_target(SPACEDEPTH_KERNEL_TARGETS);
-    if (call.device == Device::Host && cpu_target == "none") {
+    if (call.device == Device::Host && cpu_kernel_target() == "none") {
         return error(SD_ERROR_UNSUPPORTED, std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
                                                SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
     }
@@ -220,7 +166,13 @@ std::string build_info() {
         if (f.present) s << " " << f.halide_name;
     }
     s << "\n";
-    s << "target this CPU runs: " << detail::selected_target(SPACEDEPTH_KERNEL_TARGETS) << "\n";
+    s << "target this CPU runs: " << detail::cpu_kernel_target() << "\n";
+    const detail::TuningInfo tuning = detail::tuning_info();
+    s << "tuning database: " << (tuning.database.empty() ? "none (schedule defaults)" : tuning.database) << "\n";
+    if (!tuning.generator_params.empty()) s << "tuned schedule (u32): " << tuning.generator_params << "\n";
+    const detail::SwitchPoints points = detail::switch_points();
+    s << "switch points: small_max_bytes=" << points.small_max_bytes << " parallel_min_bytes=" << points.parallel_min_bytes
+      << " long_run_bytes=" << points.long_run_bytes << " transpose_min_extent=" << points.transpose_min_extent << "\n";
     s << "threads: " << num_threads() << "\n";
     return s.str();
 }

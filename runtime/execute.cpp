@@ -68,8 +68,6 @@ namespace spacedepth::detail {
 
 namespace {
 
-using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t *);
-
 struct Kernel {
     Device device;
     KernelFamily family;
@@ -253,6 +251,11 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
     if (kernel == nullptr) {
         return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
     }
+    KernelFn fn = kernel->fn;
+    const int family = static_cast<int>(plan.family), log2_width = plan.width == 1 ? 0 : plan.width == 2 ? 1 : plan.width == 4 ? 2 : 3;
+    if (call.device == Device::Host && family < 3 && call.host_kernels[family][log2_width] != nullptr) {
+        fn = call.host_kernels[family][log2_width];
+    }
 #if SPACEDEPTH_HAS_CUDA
     if (call.device == Device::Cuda) {
         install_cuda_hooks();
@@ -308,7 +311,7 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
                 rc = attach(sink, b.out, b.out_span, b.out_span_dim, out_base + out_off * w, call);
             }
             if (rc == 0) {
-                rc = kernel->fn(&sink, &b.in, plan.parallel, &b.out);
+                rc = fn(&sink, &b.in, plan.parallel, &b.out);
             }
             rc = detach(sink, b, call, rc);
             if (rc != 0) {

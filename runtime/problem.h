@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+struct halide_buffer_t;
+
 namespace spacedepth::detail {
 
 // A validated call. The "space" tensor is the one with the large spatial dims (S2D input,
@@ -96,10 +98,18 @@ Plan normalize(const Problem &problem, const View &view, Device device = Device:
 
 // A call's device; for CUDA, the caller's context and stream (a null context: Halide's own
 // context; a null stream: the default stream).
+// The entry point of every kernel (the permute_copy generator's signature).
+using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t *);
+
 struct DeviceCall {
     Device device = Device::Host;
     void *context = nullptr;  // CUcontext
     void *stream = nullptr;   // CUstream
+    // Other builds of the same generator, run instead of the built-in host kernels, indexed by
+    // KernelFamily (General, Transpose, Small) and log2 of the element width in bytes; null
+    // keeps the built-in one. Only the schedule comparison in bench/ sets them (manual vs tuned
+    // vs Halide's autoschedulers).
+    KernelFn host_kernels[3][4] = {};
 };
 
 // Runs the plan; Halide errors come back in the status.

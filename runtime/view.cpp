@@ -18,7 +18,6 @@
 #include "runtime/tuning.h"
 
 #include <algorithm>
-#include <atomic>
 #include <array>
 #include <sstream>
 
@@ -348,6 +347,7 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     // input rows. Measured at 64 MiB, 1 thread, S2D NCHW DCR f32 C64: 0.59x memcpy with the
     // input rows read in bh strided passes, vs 0.71x of the row order in shared/PERF-NOTES.md.
     constexpr int64_t kMaxUnrolledExtent = 8;
+    const SwitchPoints points = switch_points();
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
     // Reorders dims 1.. innermost first by their stride in the input or the output tensor.
     auto follow_tensor = [&dims](bool input) {
@@ -359,12 +359,12 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
         follow_tensor(space_is_input);
     }
-    // Long runs (64 bytes and more) walk the deep tensor in memory order: each deep pixel's
+    // Long runs (long_run_bytes, 64 by default, and more) walk the deep tensor in memory order: each deep pixel's
     // bh*bw runs are handled together, the space tensor sees bh row streams. Measured at 64 MiB,
     // 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead of
     // XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
-    constexpr int64_t kLongRunBytes = 64;
-    if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 && dims[0].extent * plan.width >= kLongRunBytes) {
+    if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
+        dims[0].extent * plan.width >= points.long_run_bytes) {
         follow_tensor(!space_is_input);
     }
 
@@ -378,15 +378,14 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     }
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims);
     // A transpose: the output's dense dim gathers across long input strides while dim 1 is the
-    // input's dense dim, both long. Small constant strides stay with the general family, whose
-    // deinterleave patterns handle them with shuffles.
-    constexpr int64_t kMinTransposeExtent = 8, kMaxDeinterleaveStride = 16;
+    // input's dense dim, both long (transpose_min_extent). Small constant strides stay with the
+    // general family, whose deinterleave patterns handle them with shuffles.
+    constexpr int64_t kMaxDeinterleaveStride = 16;
     const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
-    if (d0.out_stride == 1 && d0.in_stride > kMaxDeinterleaveStride && d0.extent >= kMinTransposeExtent && d1.in_stride == 1 &&
-        d1.extent >= kMinTransposeExtent) {
+    if (d0.out_stride == 1 && d0.in_stride > kMaxDeinterleaveStride && d0.extent >= points.transpose_min_extent &&
+        d1.in_stride == 1 && d1.extent >= points.transpose_min_extent) {
         plan.family = KernelFamily::Transpose;
     }
-    const SwitchPoints points = switch_points();
     if (p.bytes < points.small_max_bytes) {
         plan.family = KernelFamily::Small;
     }
@@ -418,20 +417,6 @@ std::string describe_plan(const Plan &plan) {
     }
     s << (plan.parallel ? ", parallel" : ", serial");
     return s.str();
-}
-
-namespace {
-std::atomic<int64_t> parallel_min_bytes{SwitchPoints{}.parallel_min_bytes};
-std::atomic<int64_t> small_max_bytes{SwitchPoints{}.small_max_bytes};
-}  // namespace
-
-SwitchPoints switch_points() {
-    return {parallel_min_bytes.load(std::memory_order_relaxed), small_max_bytes.load(std::memory_order_relaxed)};
-}
-
-void set_switch_points(const SwitchPoints &points) {
-    parallel_min_bytes = points.parallel_min_bytes;
-    small_max_bytes = points.small_max_bytes;
 }
 
 }  // namespace spacedepth::detail

@@ -21,31 +21,6 @@ using namespace Halide;
 
 namespace {
 
-LadderShape arm_shape(const PermuteCopyHandles &h, const Target &target) {
-    const int vec = target.natural_vector_size(h.output.type());
-    LadderShape s;
-    s.vec = vec;
-    // Runs: eight q registers per iteration (128 bytes, four ldp/stp pairs). With 32 registers
-    // there is room, and the loop branch is amortised over 8 loads: llvm-mca's copy loop with
-    // one q per iteration is issue-bound on the loop overhead on Cortex-A76.
-    s.run_factors = {8 * vec, vec};
-    // Unrolled-block patterns (st2/st3/st4 interleaves, per-pixel transposes) at two vectors,
-    // one vector and half a vector (a d register; not for u64, where half is one lane).
-    s.block_widths = {2 * vec, vec};
-    if (vec / 2 >= 2) {
-        s.block_widths.push_back(vec / 2);
-    }
-    // Deinterleaves (ld2/ld3/ld4) and gathers into dense rows: the same widths.
-    s.row_widths = s.block_widths;
-    // Tasks of 64 KiB, as on x86: Halide's pool takes a lock per task on every CPU. Not
-    // measured on ARM hardware.
-    s.task_bytes = 64 * 1024;
-    // One ld4 (or dense load + tbl) per pixel for NHWC CRD and short NHWC DCR runs, instead of a
-    // shifted ld4 per output row (see cpu_ladder.cpp; llvm-mca figures in bench/RESULTS.md).
-    s.whole_pixel_loads = true;
-    return s;
-}
-
 // A lowering pass for AArch64: NEON has ld2-ld4 and st2-st4 but nothing wider, and LLVM lowers
 // a slice of stride 6, 8, 9, 12 or 16 of a dense vector (or an interleave of that many vectors)
 // with tbl networks. Such shuffles come from short runs: u8 C3 block 2 moves 3 x u16 runs taken
@@ -106,22 +81,32 @@ void add_arm_lowering_passes(Pipeline pipeline) {
     pipeline.add_custom_lowering_pass(new SplitWideShuffles);
 }
 
-void schedule_permute_copy_arm(const PermuteCopyHandles &h, const Target &target) {
-    schedule_ladder(h, arm_shape(h, target));
-}
-
-void schedule_transpose_arm(const PermuteCopyHandles &h, const Target &target) {
-    // A 4 x 4 tile of 32-bit elements is one trn1/trn2 + zip network on four q registers; bytes
-    // and halves use 8-row tiles (8 d-register rows). t1 covers a 64-byte cache line of each
-    // input row (Neoverse and Cortex-A7x lines are 64 bytes), for the reason given in x86.cpp.
+LadderShape arm_shape(const PermuteCopyHandles &h, const Target &target) {
+    const ScheduleTuning &t = h.tuning;  // tuned values (tuning/<target>.json) where set
+    const int vec = target.natural_vector_size(h.output.type());
     const int bytes = h.output.type().bytes();
-    const int t0 = std::min(target.natural_vector_size(h.output.type()), bytes >= 4 ? 4 : 8);
-    const int t1 = std::max(t0, 64 / bytes);
-    schedule_transpose_tiles(h, arm_shape(h, target), t0, t1);
-}
-
-void schedule_small_arm(const PermuteCopyHandles &h, const Target &target) {
-    schedule_small(h, target.natural_vector_size(h.output.type()));
+    LadderShape s;
+    s.vec = vec;
+    // Runs: eight q registers per iteration (128 bytes, four ldp/stp pairs). With 32 registers
+    // there is room, and the loop branch is amortised over 8 loads: llvm-mca's copy loop with
+    // one q per iteration is issue-bound on the loop overhead on Cortex-A76.
+    s.run_factors = run_widths(tuned(t.run_vectors, 8), vec);
+    // Unrolled-block patterns (st2/st3/st4 interleaves, per-pixel transposes) at two vectors,
+    // one vector and half a vector (a d register; not for u64, where half is one lane).
+    s.block_widths = halving_widths(tuned(t.block_vectors, 2) * vec, std::max(2, vec / 2));
+    // Deinterleaves (ld2/ld3/ld4) and gathers into dense rows: the same widths.
+    s.row_widths = s.block_widths;
+    // Tasks of 64 KiB, as on x86: Halide's pool takes a lock per task on every CPU. Not
+    // measured on ARM hardware.
+    s.task_bytes = tuned(t.task_kib, 64) * 1024;
+    // One ld4 (or dense load + tbl) per pixel for NHWC CRD and short NHWC DCR runs, instead of a
+    // shifted ld4 per output row (see cpu_ladder.cpp; llvm-mca figures in bench/RESULTS.md).
+    s.whole_pixel_loads = true;
+    // Transpose tiles: a 4 x 4 tile of 32-bit elements is one trn1/trn2 + zip network on four q
+    // registers; bytes and halves use 8-row tiles (8 d-register rows). t1 covers a 64-byte cache
+    // line of each input row (Neoverse and Cortex-A7x lines are 64 bytes), as on x86 (x86.cpp).
+    set_transpose_tile(s, h, std::min(vec, bytes >= 4 ? 4 : 8), 64);
+    return s;
 }
 
 }  // namespace spacedepth

@@ -219,6 +219,24 @@ void Ladder::apply(Stage s, bool par) const {
     outer_loops(s, par);
 }
 
+std::vector<int> halving_widths(int widest, int narrowest) {
+    std::vector<int> widths = {widest};
+    for (int w = widest / 2; w >= std::max(narrowest, 1); w /= 2) {
+        widths.push_back(w);
+    }
+    return widths;
+}
+
+std::vector<int> run_widths(int vectors, int vec) {
+    return vectors > 1 ? std::vector<int>{vectors * vec, vec} : std::vector<int>{vec};
+}
+
+void set_transpose_tile(LadderShape &s, const PermuteCopyHandles &h, int rows, int line_bytes) {
+    const int bytes = h.output.type().bytes();
+    s.tile_rows = tuned(h.tuning.tile_rows, rows);
+    s.tile_cols = std::max(s.tile_rows, tuned(h.tuning.tile_row_bytes, line_bytes) / bytes);
+}
+
 void schedule_ladder(const PermuteCopyHandles &h, const LadderShape &shape) {
     Ladder ladder(h, shape);
     Func output = h.output;  // a handle to the same Func
@@ -233,8 +251,9 @@ void schedule_ladder(const PermuteCopyHandles &h, const LadderShape &shape) {
 // dense vector stores along dim 0. Measured before: vectorising dim 0 with gathered loads
 // reached 0.22x memcpy at 64 MiB (D2S NCHW -> NHWC f32 C16, x86). The tile is t0 x t1
 // (target-specific, see x86.cpp and arm.cpp).
-void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &shape, int t0, int t1) {
+void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &shape) {
     const std::vector<Var> &x = h.x;
+    const int t0 = shape.tile_rows, t1 = shape.tile_cols;
     Func output = h.output;
     Var x0o("x0o"), x1o("x1o"), x0i("x0i"), x1i("x1i");
     Ladder ladder(h, shape);

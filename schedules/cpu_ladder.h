@@ -15,7 +15,23 @@ struct LadderShape {
     std::vector<int> row_widths;    // widths of deinterleaves and gathers into dense rows
     int task_bytes;                 // bytes per parallel task
     bool whole_pixel_loads = false; // unroll every block row of a pixel around one strided load
+    int tile_rows = 0;              // transpose tile: output elements (t0)
+    int tile_cols = 0;              // transpose tile: input elements of each row (t1)
 };
+
+// The targets' shapes (x86.cpp, arm.cpp), with h.tuning's values where they are set.
+LadderShape x86_shape(const PermuteCopyHandles &h, const Halide::Target &target);
+LadderShape arm_shape(const PermuteCopyHandles &h, const Halide::Target &target);
+
+// A tuned value, or the target's default where the tuning database leaves it unset (0).
+inline int tuned(int value, int fallback) { return value > 0 ? value : fallback; }
+// Vector widths from `widest` down to `narrowest` elements, halving each time (`widest` always).
+std::vector<int> halving_widths(int widest, int narrowest);
+// Run-copy widths: `vectors` vectors per iteration, then one vector for shorter runs.
+std::vector<int> run_widths(int vectors, int vec);
+// The transpose tile: `rows` output elements by at least one cache line of each input row
+// (`line_bytes`), either tuned (tile_rows, tile_row_bytes).
+void set_transpose_tile(LadderShape &s, const PermuteCopyHandles &h, int rows, int line_bytes);
 
 // The per-pattern specialisations of one stage, and the parallel outer loops.
 class Ladder {
@@ -37,8 +53,8 @@ private:
 
 // The general family: the ladder under the runtime's `parallel` switch, and again serially.
 void schedule_ladder(const PermuteCopyHandles &h, const LadderShape &shape);
-// The transpose family: t0 x t1 register tiles (t0 output elements by t1 input elements).
-void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &shape, int t0, int t1);
+// The transpose family: shape.tile_rows x shape.tile_cols register tiles.
+void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &shape);
 // The small family: one vectorised branch of `vec` elements, serial.
 void schedule_small(const PermuteCopyHandles &h, int vec);
 

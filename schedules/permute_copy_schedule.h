@@ -4,6 +4,7 @@
 
 #include "Halide.h"
 
+#include <string>
 #include <vector>
 
 namespace spacedepth {
@@ -14,6 +15,23 @@ constexpr int kRank = 6;
 
 enum class PermuteCopyPattern { General, Transpose, Small };
 
+// The tunable schedule parameters (README "Tuning"). schedules/tunables.json declares each one's
+// range; the build passes a target's values from its tuning database (tuning/<target>.json) in
+// the generator parameter `tuning`. 0 keeps the target's hand-written default (x86.cpp, arm.cpp).
+struct ScheduleTuning {
+    int run_vectors = 0;     // vectors per iteration of a contiguous run copy
+    int block_vectors = 0;   // the widest unrolled-block pattern, in vectors
+    int task_kib = 0;        // KiB per parallel task (the parallel grain)
+    int tile_rows = 0;       // transpose tile: output elements per tile (t0)
+    int tile_row_bytes = 0;  // transpose tile: bytes of each input row (t1 times the element size)
+};
+
+// Picks this target's entry from the `tuning` generator parameter, written by cmake/Tuning.cmake:
+// entries joined by '+', each a Halide target then '/'-separated name:value pairs, e.g.
+// "x86-64-linux-avx2-avx-fma-f16c-sse41/run_vectors:2/task_kib:128". An entry applies to the
+// kernel target with the same ISA (features such as user_context are ignored).
+ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Target &target);
+
 // Named handles to what a schedule may touch, so schedules never depend on positional lookups.
 struct PermuteCopyHandles {
     Halide::Func output;                 // the only Func
@@ -23,17 +41,11 @@ struct PermuteCopyHandles {
     std::vector<Halide::Var> x;          // x[0] innermost ... x[kRank-1] outermost
     PermuteCopyPattern pattern;          // which schedule family this library gets
     Halide::Func input_stage;            // Transpose only: a wrapper of the input (in())
+    ScheduleTuning tuning;               // tuned values for this target (0: the default)
 };
 
 void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target);
 
-// Per-family entry points (schedules/<family>.cpp).
-void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Halide::Target &target);
-void schedule_transpose_x86(const PermuteCopyHandles &h, const Halide::Target &target);
-void schedule_small_x86(const PermuteCopyHandles &h, const Halide::Target &target);
-void schedule_permute_copy_arm(const PermuteCopyHandles &h, const Halide::Target &target);
-void schedule_transpose_arm(const PermuteCopyHandles &h, const Halide::Target &target);
-void schedule_small_arm(const PermuteCopyHandles &h, const Halide::Target &target);
 // GPU targets (CUDA, OpenCL): one schedule for every pattern (schedules/gpu.cpp).
 void schedule_permute_copy_gpu(const PermuteCopyHandles &h, const Halide::Target &target);
 // AArch64 codegen help run at the end of lowering (schedules/arm.cpp).

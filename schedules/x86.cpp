@@ -10,50 +10,30 @@ namespace spacedepth {
 
 using namespace Halide;
 
-namespace {
-
 LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
+    const ScheduleTuning &t = h.tuning;  // tuned values (tuning/<target>.json) where set
     const int vec = target.natural_vector_size(h.output.type());
     const int bytes = h.output.type().bytes();
     LadderShape s;
     s.vec = vec;
     // Runs: four vectors per iteration (128 bytes on AVX2) keep both load ports busy; with one
     // vector the loop overhead showed in NHWC DCR f32 C64 at 2 MiB.
-    s.run_factors = {4 * vec, vec};
+    s.run_factors = run_widths(tuned(t.run_vectors, 4), vec);
     // Unrolled-block patterns at a full and a half vector: NCHW planes narrower than one vector
     // (small C at 128 KiB, u8 C16) otherwise fell to scalar code.
-    s.block_widths = {vec, vec / 2};
+    s.block_widths = halving_widths(tuned(t.block_vectors, 1) * vec, vec / 2);
     // Rows shorter than a vector (u8 NHWC with C = 16 is half an AVX2 vector) use half and
     // quarter vectors rather than scalar code: measured 0.03-0.06x memcpy at L3 for u8 NHWC CRD
-    // before. Never below 8 bytes: a narrower vector loses to scalar moves.
-    s.row_widths = {vec};
-    for (int w = vec / 2; w >= 4 && w * bytes >= 8; w /= 2) {
-        s.row_widths.push_back(w);
-    }
-    s.task_bytes = 64 * 1024;
+    // before. Never below 8 bytes (nor 4 elements): a narrower vector loses to scalar moves.
+    s.row_widths = halving_widths(vec, std::max(4, 8 / bytes));
+    s.task_bytes = tuned(t.task_kib, 64) * 1024;
+    // Transpose tiles: t0 = one vector of output elements (at most 16: a 16-row byte tile fits
+    // the registers); t1 = a whole 64-byte cache line of each input row. Power-of-two plane
+    // strides put all rows of a tile in the same cache set, so a line evicted before its second
+    // half is used is fetched again: with t1 = t0 (32-byte row pieces) D2S NCHW -> NHWC f32
+    // reached 0.35x memcpy at 64 MiB.
+    set_transpose_tile(s, h, std::min(vec, bytes >= 4 ? 4 : 8), 64);
     return s;
-}
-
-}  // namespace
-
-void schedule_permute_copy_x86(const PermuteCopyHandles &h, const Target &target) {
-    schedule_ladder(h, x86_shape(h, target));
-}
-
-void schedule_transpose_x86(const PermuteCopyHandles &h, const Target &target) {
-    // t0 = one vector of output elements (at most 16: a 16-row byte tile fits the registers);
-    // t1 = a whole 64-byte cache line of each input row. Power-of-two plane strides put all
-    // rows of a tile in the same cache set, so a line evicted before its second half is used is
-    // fetched again: with t1 = t0 (32-byte row pieces) D2S NCHW -> NHWC f32 reached 0.35x memcpy
-    // at 64 MiB.
-    const int bytes = h.output.type().bytes();
-    const int t0 = std::min(target.natural_vector_size(h.output.type()), bytes >= 4 ? 4 : 8);
-    const int t1 = std::max(t0, 64 / bytes);
-    schedule_transpose_tiles(h, x86_shape(h, target), t0, t1);
-}
-
-void schedule_small_x86(const PermuteCopyHandles &h, const Target &target) {
-    schedule_small(h, target.natural_vector_size(h.output.type()));
 }
 
 }  // namespace spacedepth

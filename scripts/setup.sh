@@ -39,8 +39,8 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 if ! .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('halide') == '$HALIDE_VERSION' else 1)" 2>/dev/null \
-   || [ ! -x .venv/bin/cmake ] || [ ! -x .venv/bin/ninja ]; then
-    echo "setup: installing halide==$HALIDE_VERSION, cmake>=3.28 and ninja into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check "halide==$HALIDE_VERSION" "cmake>=3.28" ninja numpy \
+   || [ ! -x .venv/bin/cmake ] || [ ! -x .venv/bin/ninja ] || ! .venv/bin/python -c "import tqdm" 2>/dev/null; then
+    echo "setup: installing halide==$HALIDE_VERSION, cmake>=3.28, ninja, numpy and tqdm (make tune's progress bar) into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check "halide==$HALIDE_VERSION" "cmake>=3.28" ninja numpy tqdm \
         || { echo "setup: could not install halide==$HALIDE_VERSION from PyPI; not falling back to another Halide" >&2; exit 1; }
 fi

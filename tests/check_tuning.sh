@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The tuning database reaches the kernels `make` produces and the runtime (ctest tuning_database,
+# README "Tuning"):
+#   1. databases with a value or a name schedules/tunables.json does not declare stop the
+#      configure with an error naming the file, the parameter and the allowed values;
+#   2. a build with the tiny hand-written database tests/tuning/fixture/ (every value differs from
+#      its default) passes it to the generator, its kernels show each value (Halide's stmt
+#      output), the runtime reports and uses its switch points, and the CLI's results still match
+#      the numpy reference (tests/test_cli.py);
+#   3. the defaults schedules/tunables.json declares (the tuner starts from them) are the
+#      schedules' own: a database naming them explicitly generates the same kernels as none.
+# usage: check_tuning.sh CMAKE NINJA SOURCE_DIR HOST_BUILD_DIR OUT_DIR PYTHON
+set -euo pipefail
+cmake="$1"; ninja="$2"; src="$3"; host="$4"; out="$5"; python="$6"
+target=x86-64-linux-avx2-avx-fma-f16c-sse41
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$out"
+configure() {  # build dir, tuning dir, extra args
+    "$cmake" -S "$src" -B "$1" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release \
+        -Dspacedepth-halide_generators_ROOT="$host" -DSPACEDEPTH_TARGETS="$target" -DSPACEDEPTH_TUNING_DIR="$2" \
+        -DSPACEDEPTH_BUILD_TESTS=OFF -DSPACEDEPTH_BUILD_BENCH=OFF -DSPACEDEPTH_CUDA=OFF -DSPACEDEPTH_OPENCL=OFF "${@:3}"
+}
+
+echo "== 1. invalid databases"
+for bad in bad_value:"generator.run_vectors = 3 is not one of the declared values (1, 2, 4, 8)" \
+           bad_name:"unknown runtime parameter 'small_max_byte' (known: long_run_bytes, parallel_min_bytes, small_max_bytes, transpose_min_extent)"; do
+    dir="${bad%%:*}"; want="${bad#*:}"
+    rm -rf "$out/$dir"
+    if configure "$out/$dir" "$src/tests/tuning/$dir" > "$out/$dir.log" 2>&1; then fail "$dir configured"; fi
+    tr -s ' \n' ' ' < "$out/$dir.log" | grep -qF "$want" || { cat "$out/$dir.log"; fail "$dir: no '$want'"; }
+    grep -q "tests/tuning/$dir/x86-64-linux-avx2.json" "$out/$dir.log" || fail "$dir: the error does not name the file"
+    echo "ok: $dir -> $want"
+done
+
+echo "== 2. the fixture database"
+fixture="$out/fixture"
+configure "$fixture" "$src/tests/tuning/fixture" -DSPACEDEPTH_EMIT_STMT=ON > "$out/fixture.log"
+grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/fixture.log" || fail "configure did not apply the database"
+"$cmake" --build "$fixture" --target spacedepth_cli > "$out/fixture_build.log" 2>&1 || { tail -20 "$out/fixture_build.log"; fail "build"; }
+commands=$("$ninja" -C "$fixture" -t commands spacedepth_cli)
+want_u32="tuning=$target/run_vectors:1/task_kib:16/tile_row_bytes:128/tile_rows:8"
+want_u8="tuning=$target/run_vectors:1/task_kib:16"
+for k in permute_copy_u32 transpose_u32; do
+    grep "\-f spacedepth_$k " <<< "$commands" | grep -qF -- "$want_u32" || fail "spacedepth_$k was not generated with $want_u32"
+done
+grep "\-f spacedepth_permute_copy_u8 " <<< "$commands" | grep -qE -- "$want_u8( |$)" || fail "u8 kernels did not get the 'all' values alone"
+grep "\-f spacedepth_small_u32 " <<< "$commands" | grep -q "tuning=" && fail "the small kernel has no tunables"
+echo "ok: generator parameters ($want_u32)"
+
+stmt="$fixture/generators/spacedepth"
+# A 32-lane run copy: four AVX2 vectors of u32 per iteration (the default run_vectors 4).
+run32='output\[ramp([^]]*(int64)1, 32)\] = input\[ramp([^]]*(int64)1, 32)\]'
+# tile_rows 8 x tile_row_bytes 128: the register tile is 8 x 32 u32 (default 4 x 16).
+grep -q 'allocate input_im_global_wrapper$0\[uint32 \* 8 \* 32 \*' "${stmt}_transpose_u32.stmt" || fail "transpose tile is not 8 x 32"
+# run_vectors 1: run copies of one 8-lane vector, none of 32 lanes.
+grep -q 'output\[ramp([^]]*(int64)1, 8)\] = input\[ramp([^]]*(int64)1, 8)\]' "${stmt}_permute_copy_u32.stmt" || fail "no 8-lane run copy"
+grep -q "$run32" "${stmt}_permute_copy_u32.stmt" && fail "a 32-lane run copy remains with run_vectors 1"
+# task_kib 16: 4096 u32 elements per parallel task (default 16384).
+grep -q '(4096/' "${stmt}_permute_copy_u32.stmt" || fail "no 4096-element tasks"
+grep -q '(16384/' "${stmt}_permute_copy_u32.stmt" && fail "64 KiB tasks remain"
+echo "ok: the kernels show every generator value"
+
+info=$("$fixture/bin/spacedepth" info --op space_to_depth --block 2 --layout NHWC --shape 1,16,16,8)
+grep -q "tuning database: x86-64-linux-avx2.json" <<< "$info" || { echo "$info"; fail "the runtime does not report the database"; }
+grep -q "switch points: small_max_bytes=16384 parallel_min_bytes=65536 long_run_bytes=128 transpose_min_extent=16" <<< "$info" \
+    || { echo "$info"; fail "the runtime does not use the database's switch points"; }
+# 8 KiB: under the tuned small_max_bytes (16 KiB), over the default (4 KiB).
+grep -q "call: small u[0-9]* kernel" <<< "$info" || { echo "$info"; fail "an 8 KiB call does not go to the small kernel"; }
+echo "ok: runtime switch points"
+SPACEDEPTH_CLI="$fixture/bin/spacedepth" "$python" "$src/tests/test_cli.py" > "$out/cli.log" 2>&1 || { tail -20 "$out/cli.log"; fail "CLI results"; }
+echo "ok: tests/test_cli.py passes with the tuned kernels"
+
+echo "== 3. declared defaults are the schedules' defaults"
+defaults=$("$python" - "$src/schedules/tunables.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))["generator"]
+pick = lambda d: d.get("x86", d.get("u32")) if isinstance(d, dict) else d
+print("/".join(f"{k}:{pick(v['default'])}" for k, v in g.items()))
+PY
+)
+gen="$host/bin/spacedepth_generators"
+for pattern in general transpose; do
+    for tuning in "" "tuning=$target/$defaults"; do
+        dir="$out/defaults/$pattern${tuning:+_explicit}"; mkdir -p "$dir"
+        "$gen" -g permute_copy -o "$dir" -e stmt -f k target="$target-user_context-large_buffers" \
+            input.type=uint32 pattern=$pattern $tuning
+    done
+    cmp -s "$out/defaults/$pattern/k.stmt" "$out/defaults/${pattern}_explicit/k.stmt" \
+        || fail "$pattern u32: tunables.json's defaults ($defaults) differ from the schedule's"
+done
+# ... and the values the fixture changes are there by default: the checks above can fail.
+grep -q "$run32" "$out/defaults/general/k.stmt" || fail "the default general kernel has no 32-lane run copy"
+grep -q '(16384/' "$out/defaults/general/k.stmt" || fail "the default general kernel has no 64 KiB tasks"
+grep -q 'allocate input_im_global_wrapper$0\[uint32 \* 4 \* 16 \*' "$out/defaults/transpose/k.stmt" || fail "the default tile is not 4 x 16"
+echo "ok: $defaults generates the default kernels"

@@ -5,23 +5,28 @@ bench/shape_classes.json. Writes the tuning database tuning/<target>.json, which
 reads (cmake/Tuning.cmake). `make tune` runs it and then rebuilds; README "Tuning".
 
 How it measures. A separate build (build-tune/) for the one target, reusing the main build's
-generator, is rebuilt for every generator candidate; only the kernels of the element width
-being tuned change, so a candidate costs one or two generator runs. Each candidate runs
-spacedepth_bench --shapes on the classes, several repetitions, each row beside a memcpy of the
-same size in the same run; the figure is the median of kernel GB/s / memcpy GB/s, and
-measurement repeats until every class's spread (max/min - 1 of the repetitions' ratios) is
-under --tolerance or --max-rounds is reached. The score of a candidate is the geometric mean
-of its classes' ratios; a candidate replaces the best one only if it raises the score by more
-than --min-gain and leaves no class more than --tolerance below the best one's figure.
+generator, is rebuilt for every generator candidate (only the kernels whose values change are
+generated again). Each candidate runs spacedepth_bench --shapes on the classes, --repetitions
+times, each row beside a memcpy of the same size timed in the same run; a class's figure is the
+median of kernel GB/s / memcpy GB/s. A round is repeated (up to --max-rounds) until every class's
+figures lie within --stable-spread of each other. A candidate's score is the geometric mean over
+the classes it can change (those whose plan or kernel it changes: none, and it is skipped); it
+replaces the best one only if the score rises by more than --min-gain, no class falls more than
+--tolerance below its best figure, and both still hold when the candidate and the best one are
+measured once more, back to back; so noise alone keeps the defaults.
 
-Search. Coordinate descent from the defaults: each parameter in turn over its candidate values
-with the others at their best so far. --search small: the classes marked "small", one pass,
-the declared values next to the default (about 5 minutes on 2 cores). --search full: every
-class, every declared value, two passes.
+Search. Coordinate descent from the defaults: each parameter in turn over its candidate values,
+the others at their best so far; cheapest first (runtime switch points need no rebuild, then the
+transpose tiles, then the general kernel). Generator values are tuned per kernel width, for the
+widths the classes' calls really use (the runtime may run a float32 run as 8-byte elements).
+--search small: the classes marked "small", the declared values next to each default, one pass,
+within --budget seconds (240 by default, build included). --search full: every class, every
+declared value, two passes, no time limit.
 
-Stop and resume. Every measured candidate is appended to build-tune/journal.jsonl as soon as
-it is measured; a later run (same search, shapes and target) takes measured candidates from
-it instead of measuring them again. --fresh starts over.
+Stop and resume. Every measured candidate is appended to build-tune/journal.jsonl at once. A
+later run takes measured candidates from it instead of measuring them again, so it replays the
+same decisions in seconds and goes on where the last one stopped (Ctrl-C, or the budget).
+--fresh starts over.
 """
 import argparse
 import datetime
@@ -95,6 +100,8 @@ class Tuner:
         self.target = args.target or cpu_target(args.source_build)
         self.arch = "arm" if self.target.startswith("arm") else "x86"
         self.journal_path = self.build / "journal.jsonl"
+        self.shapes_file = self.build / "shapes.json"
+        self.completed = False
         self.journal = {}
         self.bench_runs = 0
 
@@ -115,16 +122,15 @@ class Tuner:
             path.write_text(text)
 
     # ---- measuring
-    def measure(self, classes, switch_points):
-        """Median ratio to memcpy per class, repeated until stable."""
-        shapes = self.build / "shapes.json"
-        shapes.write_text(json.dumps({"classes": classes}))
-        samples = {c["name"]: [] for c in classes}
+    def measure(self, switch_points):
+        """Per class: the median ratio to memcpy, and the width of the kernel its calls use."""
+        samples = {c["name"]: [] for c in self.classes}
+        kernel_width = {}
         for _ in range(self.args.max_rounds):
             out = self.build / "bench.json"
-            cmd = [str(self.build / "bin/spacedepth_bench"), f"--shapes={shapes}",
-                   f"--benchmark_repetitions={self.args.repetitions}", f"--benchmark_min_time={self.args.min_time}",
-                   f"--benchmark_out={out}", "--benchmark_out_format=json", "--benchmark_report_aggregates_only=false"]
+            cmd = [str(self.build / "bin/spacedepth_bench"), f"--shapes={self.shapes_file}",
+                   f"--benchmark_repetitions={self.args.repetitions}", f"--shape_seconds={self.args.min_time}",
+                   f"--benchmark_out={out}", "--benchmark_out_format=json"]
             if switch_points:
                 cmd.append("--switch_points=" + ",".join(f"{k}={v}" for k, v in sorted(switch_points.items())))
             run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -134,34 +140,49 @@ class Tuner:
                     continue
                 name = b["name"].split("/")[1]
                 samples[name].append(b["bytes_per_second"] / 1e9 / b["best_memcpy_gbps"])
-            spread = max(max(s) / min(s) - 1 for s in samples.values())
-            if spread <= self.args.tolerance:
+                m = re.search(r"(general|transpose|small) u(\d+) kernel", b.get("label", ""))
+                kernel_width[name] = f"u{m.group(2)}" if m and m.group(1) != "small" else None
+            # Stable: every class's repetitions within --stable-spread of each other.
+            if all(s and max(s) / min(s) - 1 <= self.args.stable_spread for s in samples.values()):
                 break
-        return {name: sorted(s)[len(s) // 2] for name, s in samples.items()}
+        missing = [n for n, s in samples.items() if not s]
+        if missing:
+            sys.exit(f"tune: no figures for {missing}; see {self.build / 'bench.json'}")
+        return {n: sorted(s)[len(s) // 2] for n, s in samples.items()}, kernel_width
+
+    def plans(self, switch_points):
+        """Each class's plan (family, width, loop nest, serial or parallel) under these switch points."""
+        cmd = [str(self.build / "bin/spacedepth_bench"), f"--shapes={self.shapes_file}", "--print_plans"]
+        if switch_points:
+            cmd.append("--switch_points=" + ",".join(f"{k}={v}" for k, v in sorted(switch_points.items())))
+        return json.loads(run(cmd, capture_output=True).stdout)
 
     @staticmethod
     def score(figures):
         return math.exp(sum(math.log(v) for v in figures.values()) / len(figures))
 
-    def evaluate(self, width, generator, runtime, classes):
-        key = json.dumps({"width": width, "generator": generator, "runtime": runtime,
-                          "classes": sorted(c["name"] for c in classes)}, sort_keys=True)
-        if key in self.journal:
-            return self.journal[key]
-        self.write_candidate_db({width: generator} if generator else {}, {})
-        build_target(self.build, "spacedepth_bench")
-        figures = self.measure(classes, runtime)
-        self.journal[key] = figures
-        with open(self.journal_path, "a") as f:
-            f.write(json.dumps({"key": key, "figures": figures}) + "\n")
-        return figures
+    def evaluate(self, generator, runtime, attempt=0):
+        """generator: {width: {name: value}}, runtime: {name: value} -> (figures, kernel widths).
+        attempt > 0: a further, independent measurement of the same candidate."""
+        generator = {w: g for w, g in generator.items() if g}
+        key = json.dumps({"generator": generator, "runtime": runtime, "classes": sorted(c["name"] for c in self.classes),
+                          "target": self.target, "attempt": attempt}, sort_keys=True)
+        if key not in self.journal:
+            self.write_candidate_db(generator, {})
+            build_target(self.build, "spacedepth_bench")
+            figures, widths = self.measure(runtime)
+            self.journal[key] = {"figures": figures, "widths": widths}
+            with open(self.journal_path, "a") as f:
+                f.write(json.dumps({"key": key, **self.journal[key]}) + "\n")
+        entry = self.journal[key]
+        return entry["figures"], entry["widths"]
 
     def load_journal(self):
         if self.journal_path.exists():
             for line in self.journal_path.read_text().splitlines():
                 try:
                     entry = json.loads(line)
-                    self.journal[entry["key"]] = entry["figures"]
+                    self.journal[entry["key"]] = {"figures": entry["figures"], "widths": entry["widths"]}
                 except (ValueError, KeyError):
                     pass  # a line cut short by an interrupted run
             if self.journal:
@@ -176,74 +197,80 @@ class Tuner:
 
     def candidates(self, name, kind, width):
         values = self.tunables[kind][name]["values"]
+        d = self.default(name, kind, width)
         if self.args.search == "full":
-            return values
-        d = self.default(name, kind, width)  # small: the neighbours of the default
-        i = values.index(d) if d in values else 0
-        return [values[j] for j in (i - 1, i, i + 1) if 0 <= j < len(values)]
+            return [v for v in values if v != d]
+        i = values.index(d) if d in values else 0  # small: the neighbours of the default
+        return [values[j] for j in (i - 1, i + 1) if 0 <= j < len(values)]
 
-    def better(self, figures, best_figures, best_score):
-        s = self.score(figures)
-        no_loss = all(figures[n] >= best_figures[n] * (1 - self.args.tolerance) for n in figures)
-        return s > best_score * (1 + self.args.min_gain) and no_loss
+    def better(self, figures, best_figures, names):
+        gain = self.score({n: figures[n] for n in names}) / self.score({n: best_figures[n] for n in names})
+        no_loss = all(figures[n] >= best_figures[n] * (1 - self.args.tolerance) for n in names)
+        return gain > 1 + self.args.min_gain and no_loss
 
-    def search(self):
-        widths = sorted({WIDTH_OF_DTYPE[c["dtype"]] for c in self.classes})
+    def search(self, deadline):
+        self.shapes_file.write_text(json.dumps({"classes": self.classes}))
+        default_figures, widths = self.evaluate({}, {})
+        # The generator parameters of each kernel width the classes' calls use (the runtime may
+        # widen a float32 run to 8-byte elements), on those classes; the small kernel has none.
+        tuned_widths = sorted({w for w in widths.values() if w})
         passes = 2 if self.args.search == "full" else 1
-        gen_names = list(self.tunables["generator"])
-        run_names = list(self.tunables["runtime"])
         steps = []
-        for width in widths:
-            for _ in range(passes):
-                steps += [(width, "generator", n, v) for n in gen_names for v in self.candidates(n, "generator", width)]
-        steps += [(None, "runtime", n, v) for _ in range(passes) for n in run_names
-                  for v in self.candidates(n, "runtime", None)]
-        best_gen = {w: {} for w in widths}
-        best_run = {}
-        results = {}
-        bar = tqdm(total=len(steps) + len(widths), desc=f"tune {self.args.search}", unit="cand", file=sys.stderr,
-                   dynamic_ncols=True, mininterval=0.5)
-        for width in widths:
-            classes = [c for c in self.classes if WIDTH_OF_DTYPE[c["dtype"]] == width]
-            default_figures = self.evaluate(width, {}, {}, classes)
-            results[width] = {"default": default_figures, "best": default_figures}
-            bar.update(1)
-            bar.set_postfix_str(f"{width} default {self.score(default_figures):.3f}x memcpy")
-        for width, kind, name, value in steps:
-            classes = self.classes if width is None else [c for c in self.classes if WIDTH_OF_DTYPE[c["dtype"]] == width]
-            if kind == "generator":
-                trial_gen, trial_run = dict(best_gen[width], **{name: value}), best_run
-                best_figures = results[width]["best"]
+        for _ in range(passes):
+            # Cheapest first: switch points need no rebuild, transpose tiles rebuild a small kernel.
+            steps += [("runtime", None, n, v) for n in self.tunables["runtime"] for v in self.candidates(n, "runtime", None)]
+            for w in tuned_widths:
+                names = sorted(self.tunables["generator"], key=lambda n: not n.startswith("tile"))
+                steps += [("generator", w, n, v) for n in names for v in self.candidates(n, "generator", w)]
+        best_gen, best_run, best = {w: {} for w in tuned_widths}, {}, default_figures
+        best_plans = self.plans({})
+        bar = tqdm(total=len(steps), desc=f"tune {self.args.search}", unit="cand", file=sys.stderr, mininterval=0.5,
+                   dynamic_ncols=True)
+        bar.set_postfix_str(f"defaults {self.score(best):.3f}x memcpy")
+        done = skipped = 0
+        for kind, width, name, value in steps:
+            if time.time() > deadline:
+                log(f"tune: time budget reached after {done} of {len(steps)} candidates; run again to go on")
+                break
+            # The classes this candidate can change: a switch point, those whose plan it changes;
+            # a generator value, those whose calls run that family's kernel at that width (the
+            # parallel grain: only parallel calls). None: nothing to build or measure.
+            if kind == "runtime":
+                trial_gen, trial_run = best_gen, dict(best_run, **{name: value})
+                trial_plans = self.plans(trial_run)
+                names = [n for n in best if trial_plans[n] != best_plans[n]]
             else:
-                trial_gen, trial_run = None, dict(best_run, **{name: value})
-                best_figures = None
-            if kind == "generator":
-                figures = self.evaluate(width, trial_gen, trial_run, classes)
-                if self.better(figures, best_figures, self.score(best_figures)):
-                    best_gen[width] = trial_gen
-                    results[width]["best"] = figures
-            else:  # runtime switch points: all widths' classes at once, every width at its best kernels
-                figures, base = {}, {}
-                for w in widths:
-                    cls = [c for c in self.classes if WIDTH_OF_DTYPE[c["dtype"]] == w]
-                    figures.update(self.evaluate(w, best_gen[w], trial_run, cls))
-                    base.update(self.evaluate(w, best_gen[w], best_run, cls))
-                if self.better(figures, base, self.score(base)):
-                    best_run = trial_run
-                    for w in widths:
-                        results[w]["best"] = {n: figures[n] for n in results[w]["best"]}
+                trial_gen, trial_run = dict(best_gen, **{width: dict(best_gen[width], **{name: value})}), best_run
+                family = "transpose" if name.startswith("tile") else "general"
+                names = [n for n, plan in best_plans.items() if re.search(rf"\b{family} {width} kernel", plan)
+                         and (name != "task_kib" or plan.endswith("parallel"))]
+            if names:
+                figures, _ = self.evaluate(trial_gen, trial_run)
+                accept = self.better(figures, best, names)
+                if accept:
+                    # A win must hold up: both measured once more, back to back, and the means
+                    # of the two measurements compared (noise on this VM reaches 10 %).
+                    again, _ = self.evaluate(trial_gen, trial_run, attempt=1)
+                    base, _ = self.evaluate(best_gen, best_run, attempt=1)
+                    figures = {n: (figures[n] + again[n]) / 2 for n in figures}
+                    accept = self.better(figures, {n: (best[n] + base[n]) / 2 for n in best}, names)
+                if accept:
+                    best_gen, best_run = trial_gen, trial_run
+                    best = dict(best, **{n: figures[n] for n in names})
+                    best_plans = self.plans(best_run)
+            else:
+                skipped += 1
+            done += 1
             bar.update(1)
-            overall = self.score({n: v for w in widths for n, v in results[w]["best"].items()})
-            bar.set_postfix_str(f"{kind} {name}={value}  best {overall:.3f}x memcpy")
+            bar.set_postfix_str(f"{name}={value}{' (' + width + ')' if width else ''}: {len(names)} classes  "
+                                f"best {self.score(best):.3f}x memcpy (defaults {self.score(default_figures):.3f}x)")
         bar.close()
-        return best_gen, best_run, results
+        log(f"tune: {done} candidates, {skipped} of them changing no class's kernel (not measured)")
+        self.completed = done == len(steps)
+        return best_gen, best_run, default_figures, best, widths
 
-    def write_database(self, best_gen, best_run, results, seconds):
+    def write_database(self, best_gen, best_run, default_figures, best, widths, seconds):
         out = Path(self.args.out or ROOT / "tuning" / f"{self.target}.json")
-        figures = {}
-        for w, r in results.items():
-            for name in r["default"]:
-                figures[name] = {"defaults": round(r["default"][name], 3), "tuned": round(r["best"][name], 3)}
         cpu = "unknown"
         try:
             cpu = re.search(r"^model name\s*:\s*(.*)$", Path("/proc/cpuinfo").read_text(), re.M).group(1)
@@ -254,17 +281,21 @@ class Tuner:
             "target": self.target,
             "generator": {w: g for w, g in best_gen.items() if g},
             "runtime": best_run,
-            "figures": {"unit": "kernel GB/s / memcpy GB/s of the same size in the same run (median)",
-                        "classes": figures},
+            "figures": {
+                "unit": "kernel GB/s / memcpy GB/s of the same size in the same run (median of the repetitions)",
+                "geometric_mean": {"defaults": round(self.score(default_figures), 3), "tuned": round(self.score(best), 3)},
+                "classes": {n: {"kernel": widths.get(n) or "small", "defaults": round(default_figures[n], 3),
+                                "tuned": round(best[n], 3)} for n in best},
+            },
             "machine": {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform()},
             "date": datetime.date.today().isoformat(),
-            "search": {"mode": self.args.search, "shapes": os.path.relpath(self.args.shapes, ROOT),
-                       "candidates_measured": len(self.journal), "benchmark_runs": self.bench_runs,
-                       "seconds": round(seconds)},
+            "search": {"mode": self.args.search, "complete": self.completed,
+                       "shapes": os.path.relpath(self.args.shapes, ROOT), "candidates_measured": len(self.journal),
+                       "benchmark_runs_this_session": self.bench_runs, "seconds_this_session": round(seconds)},
         }
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(db, indent=2) + "\n")
-        return out
+        return out, db
 
 
 def main():
@@ -276,29 +307,30 @@ def main():
     p.add_argument("--source-build", default=str(ROOT / "build"), help="the main build (its generator and CLI)")
     p.add_argument("--build-dir", default=str(ROOT / "build-tune"), help="the tuning build and journal")
     p.add_argument("--fresh", action="store_true", help="forget earlier measurements and start over")
+    p.add_argument("--budget", type=float, help="seconds for this run (default: 240 for small, none for full)")
     p.add_argument("--repetitions", type=int, default=3, help="benchmark repetitions per round")
-    p.add_argument("--min-time", type=float, default=0.05, help="seconds per repetition")
-    p.add_argument("--max-rounds", type=int, default=3, help="rounds of repetitions until a class is stable")
-    p.add_argument("--tolerance", type=float, default=0.04, help="spread counted as stable; allowed loss per class")
-    p.add_argument("--min-gain", type=float, default=0.01, help="score gain a candidate needs to be kept")
+    p.add_argument("--min-time", type=float, default=0.02, help="seconds per repetition (about)")
+    p.add_argument("--max-rounds", type=int, default=2, help="rounds of repetitions until every class is stable")
+    p.add_argument("--stable-spread", type=float, default=0.08, help="max/min - 1 of a class's figures counted as stable")
+    p.add_argument("--tolerance", type=float, default=0.05, help="loss allowed on any one class")
+    p.add_argument("--min-gain", type=float, default=0.02, help="gain of the geometric mean a candidate needs")
     args = p.parse_args()
     tuner = Tuner(args)
     start = time.time()
     tuner.configure()
     if not args.fresh:
         tuner.load_journal()
+    budget = args.budget if args.budget is not None else (240 if args.search == "small" else 1e9)
     try:
-        best_gen, best_run, results = tuner.search()
+        result = tuner.search(start + budget)
     except KeyboardInterrupt:
         log(f"\ntune: stopped; {len(tuner.journal)} candidates kept in {tuner.journal_path}; run again to resume")
         sys.exit(130)
-    out = tuner.write_database(best_gen, best_run, results, time.time() - start)
-    all_default = [v["defaults"] for v in json.loads(out.read_text())["figures"]["classes"].values()]
-    all_tuned = [v["tuned"] for v in json.loads(out.read_text())["figures"]["classes"].values()]
-    geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
-    print(f"tune: wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: geometric mean "
-          f"{geo(all_default):.3f}x -> {geo(all_tuned):.3f}x memcpy over {len(all_tuned)} classes, "
-          f"{time.time() - start:.0f} s")
+    out, db = tuner.write_database(*result, time.time() - start)
+    g = db["figures"]["geometric_mean"]
+    print(f"tune: wrote {out}: {g['defaults']:.3f}x -> {g['tuned']:.3f}x memcpy (geometric mean over "
+          f"{len(db['figures']['classes'])} classes), generator {db['generator'] or 'defaults'}, "
+          f"runtime {db['runtime'] or 'defaults'}, {time.time() - start:.0f} s")
 
 
 if __name__ == "__main__":

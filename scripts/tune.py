@@ -12,7 +12,7 @@ median of kernel GB/s / memcpy GB/s. A round is repeated (up to --max-rounds) un
 figures lie within --stable-spread of each other. A candidate's score is the geometric mean over
 the classes it can change (those whose plan or kernel it changes: none, and it is skipped); it
 replaces the best one only if the score rises by more than --min-gain, no class falls more than
---tolerance below its best figure, and both still hold when the candidate and the best one are
+--tolerance below its best figure, and both hold again when the candidate and the best one are
 measured once more, back to back; so noise alone keeps the defaults.
 
 Search. Coordinate descent from the defaults: each parameter in turn over its candidate values,
@@ -248,12 +248,13 @@ class Tuner:
                 figures, _ = self.evaluate(trial_gen, trial_run)
                 accept = self.better(figures, best, names)
                 if accept:
-                    # A win must hold up: both measured once more, back to back, and the means
-                    # of the two measurements compared (noise on this VM reaches 10 %).
+                    # A win must hold up: both measured once more, back to back, and the second
+                    # pair must show it too (noise on this VM reaches 10 %, and a single outlier
+                    # would carry a mean of the two).
                     again, _ = self.evaluate(trial_gen, trial_run, attempt=1)
                     base, _ = self.evaluate(best_gen, best_run, attempt=1)
+                    accept = self.better(again, base, names)
                     figures = {n: (figures[n] + again[n]) / 2 for n in figures}
-                    accept = self.better(figures, {n: (best[n] + base[n]) / 2 for n in best}, names)
                 if accept:
                     best_gen, best_run = trial_gen, trial_run
                     best = dict(best, **{n: figures[n] for n in names})

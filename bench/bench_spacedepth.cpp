@@ -68,6 +68,15 @@ Tensor case_tensor(const Case &c, const CaseDims &d, void *data, bool input) {
     return Tensor::dense(data, c.dtype, input ? c.layout : c.out_layout, space ? d.space : d.deep);
 }
 
+// describe_call() of a case at a size: the plan (kernel family, width, normalised loop nest,
+// serial or parallel). It only validates and plans, so the far-apart addresses are never touched.
+std::string planned_call(const Case &c, int64_t bytes, int threads) {
+    const CaseDims d = case_dims(c, bytes);
+    const Params p{c.op, Block(c.bh, c.bw), c.order, threads};
+    return describe_call(p, case_tensor(c, d, reinterpret_cast<void *>(uintptr_t{1} << 44), true),
+                         case_tensor(c, d, reinterpret_cast<void *>(uintptr_t{1} << 45), false));
+}
+
 std::unique_ptr<Setup> make_setup(const Case &c, int64_t bytes, int threads) {
     auto s = std::make_unique<Setup>();
     const CaseDims d = case_dims(c, bytes);
@@ -361,10 +370,7 @@ void register_shapes(const std::string &path, double seconds) {
 void print_shape_plans(const std::string &path) {
     nlohmann::json plans;
     for (const ShapeClass &sc : read_shape_classes(path)) {
-        const CaseDims d = case_dims(sc.c, sc.bytes);
-        const Params p{sc.c.op, Block(sc.c.bh, sc.c.bw), sc.c.order, sc.threads};
-        plans[sc.c.name] = describe_call(p, case_tensor(sc.c, d, reinterpret_cast<void *>(uintptr_t{1} << 44), true),
-                                         case_tensor(sc.c, d, reinterpret_cast<void *>(uintptr_t{1} << 45), false));
+        plans[sc.c.name] = planned_call(sc.c, sc.bytes, sc.threads);
     }
     std::cout << plans.dump(1) << "\n";
 }
@@ -397,15 +403,10 @@ void print_cases_json() {
     nlohmann::json cases = nlohmann::json::array();
     for (const Case &c : bench::all_cases()) {
         // The single-thread plan at each size (kernel family and normalised loop nest), which
-        // bench/results_table.py uses to say why a case misses its target. describe_call only
-        // validates and plans, so the far-apart addresses are never touched.
+        // bench/results_table.py uses to say why a case misses its target.
         nlohmann::json plans;
         for (int64_t bytes : bench::kSizes) {
-            const CaseDims d = case_dims(c, bytes);
-            const Params p{c.op, Block(c.bh, c.bw), c.order, 1};
-            plans[std::to_string(bytes)] =
-                describe_call(p, case_tensor(c, d, reinterpret_cast<void *>(uintptr_t{1} << 44), true),
-                              case_tensor(c, d, reinterpret_cast<void *>(uintptr_t{1} << 45), false));
+            plans[std::to_string(bytes)] = planned_call(c, bytes, 1);
         }
         cases.push_back({{"name", c.name}, {"op", op_name(c.op)}, {"order", order_name(c.order)},
                          {"layout", layout_name(c.layout)}, {"out_layout", layout_name(c.out_layout)},

@@ -44,9 +44,6 @@ from pathlib import Path
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
-WIDTH_OF_DTYPE = {"uint8": "u8", "int8": "u8", "float16": "u16", "bfloat16": "u16", "uint16": "u16", "int16": "u16",
-                  "float32": "u32", "int32": "u32", "uint32": "u32", "float64": "u64", "int64": "u64", "uint64": "u64"}
-
 
 def log(msg):
     tqdm.write(msg, file=sys.stderr)
@@ -128,12 +125,9 @@ class Tuner:
         kernel_width = {}
         for _ in range(self.args.max_rounds):
             out = self.build / "bench.json"
-            cmd = [str(self.build / "bin/spacedepth_bench"), f"--shapes={self.shapes_file}",
-                   f"--benchmark_repetitions={self.args.repetitions}", f"--shape_seconds={self.args.min_time}",
-                   f"--benchmark_out={out}", "--benchmark_out_format=json"]
-            if switch_points:
-                cmd.append("--switch_points=" + ",".join(f"{k}={v}" for k, v in sorted(switch_points.items())))
-            run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            run(self.bench_command(switch_points, f"--benchmark_repetitions={self.args.repetitions}",
+                                   f"--shape_seconds={self.args.min_time}", f"--benchmark_out={out}",
+                                   "--benchmark_out_format=json"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.bench_runs += 1
             for b in json.loads(out.read_text())["benchmarks"]:
                 if b.get("run_type") != "iteration" or "error_occurred" in b:
@@ -150,12 +144,16 @@ class Tuner:
             sys.exit(f"tune: no figures for {missing}; see {self.build / 'bench.json'}")
         return {n: sorted(s)[len(s) // 2] for n, s in samples.items()}, kernel_width
 
-    def plans(self, switch_points):
-        """Each class's plan (family, width, loop nest, serial or parallel) under these switch points."""
-        cmd = [str(self.build / "bin/spacedepth_bench"), f"--shapes={self.shapes_file}", "--print_plans"]
+    def bench_command(self, switch_points, *args):
+        """spacedepth_bench on the shape classes with these runtime switch points."""
+        cmd = [str(self.build / "bin/spacedepth_bench"), f"--shapes={self.shapes_file}", *args]
         if switch_points:
             cmd.append("--switch_points=" + ",".join(f"{k}={v}" for k, v in sorted(switch_points.items())))
-        return json.loads(run(cmd, capture_output=True).stdout)
+        return cmd
+
+    def plans(self, switch_points):
+        """Each class's plan (family, width, loop nest, serial or parallel) under these switch points."""
+        return json.loads(run(self.bench_command(switch_points, "--print_plans"), capture_output=True).stdout)
 
     @staticmethod
     def score(figures):

@@ -10,7 +10,7 @@
 // bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
 #include "bench/cases.h"
 #include "bench/peers.h"
-#include "runtime/problem.h"
+#include "runtime/execute.h"
 #include "runtime/tuning.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
@@ -265,31 +265,29 @@ int register_all() {
 
 struct Schedule {
     std::string name;
-    detail::KernelFn kernels[3][4];  // [family][log2 width]; all null: the library's own
+    const detail::KernelTable *kernels;  // null: the library's own
     bool default_switch_points;      // runtime/tuning.h's defaults rather than the tuned ones
 };
 
 std::vector<Schedule> schedules() {
     std::vector<Schedule> list;
     const bool tuned = !detail::tuning_info().database.empty();
-    list.push_back({tuned ? "tuned" : "manual", {}, false});
+    list.push_back({tuned ? "tuned" : "manual", nullptr, false});
 #if SPACEDEPTH_SCHEDULE_COMPARISON
     for (const ComparisonSchedule &c : kComparisonSchedules) {
         if (!tuned && std::string(c.name) == "manual") continue;  // the library is the manual one
-        Schedule s{c.name, {}, true};
-        std::memcpy(s.kernels, c.kernels, sizeof(s.kernels));
-        list.push_back(s);
+        list.push_back({c.name, &c.kernels, true});
     }
 #endif
     return list;
 }
 
-template <typename E, size_t N>
-E enum_from_name(const std::string &name, const E (&values)[N], const char *(*to_name)(E), const char *what) {
-    for (E v : values) {
-        if (name == to_name(v)) return v;
-    }
-    throw std::runtime_error(std::string("unknown ") + what + " '" + name + "'");
+// A name from the shape classes file, parsed by the library's own *_from_name.
+template <typename E>
+E from_name(const std::string &name, bool (*parse)(const std::string &, E *), const char *what) {
+    E value;
+    if (!parse(name, &value)) throw std::runtime_error(std::string("unknown ") + what + " '" + name + "'");
+    return value;
 }
 
 struct ShapeClass {
@@ -303,18 +301,15 @@ std::vector<ShapeClass> read_shape_classes(const std::string &path) {
     if (!file) throw std::runtime_error("cannot read " + path);
     const nlohmann::json doc = nlohmann::json::parse(file);
     std::vector<ShapeClass> classes;
-    static const Op kOps[] = {Op::SpaceToDepth, Op::DepthToSpace};
-    static const Order kOrders[] = {Order::DCR, Order::CRD};
-    static const Layout kLayouts[] = {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C};
     for (const nlohmann::json &j : doc.at("classes")) {
         ShapeClass sc;
         Case &c = sc.c;
         c.name = j.at("name").get<std::string>();
-        c.op = enum_from_name(j.at("op").get<std::string>(), kOps, op_name, "op");
-        c.order = enum_from_name(j.at("order").get<std::string>(), kOrders, order_name, "order");
-        c.layout = enum_from_name(j.at("layout").get<std::string>(), kLayouts, layout_name, "layout");
-        c.out_layout = enum_from_name(j.value("out_layout", layout_name(c.layout)), kLayouts, layout_name, "layout");
-        if (!dtype_from_name(j.at("dtype").get<std::string>(), &c.dtype)) throw std::runtime_error("unknown dtype in " + c.name);
+        c.op = from_name(j.at("op").get<std::string>(), op_from_name, "op");
+        c.order = from_name(j.at("order").get<std::string>(), order_from_name, "order");
+        c.layout = from_name(j.at("layout").get<std::string>(), layout_from_name, "layout");
+        c.out_layout = from_name(j.value("out_layout", std::string(layout_name(c.layout))), layout_from_name, "layout");
+        c.dtype = from_name(j.at("dtype").get<std::string>(), dtype_from_name, "dtype");
         c.small_channels = j.at("channels").get<int64_t>();
         c.bh = j.at("block").at(0).get<int64_t>();
         c.bw = j.at("block").at(1).get<int64_t>();
@@ -328,10 +323,10 @@ std::vector<ShapeClass> read_shape_classes(const std::string &path) {
 void BM_shape(benchmark::State &state, ShapeClass sc, Schedule sched) {
     auto s = make_setup(sc.c, sc.bytes, sc.threads);
     detail::DeviceCall call;
-    std::memcpy(call.host_kernels, sched.kernels, sizeof(call.host_kernels));
+    call.host_kernel_overrides = sched.kernels;
     const detail::SwitchPoints saved = detail::switch_points();
     if (sched.default_switch_points) detail::set_switch_points(detail::SwitchPoints{});
-    const bool own = sched.kernels[0][2] == nullptr;
+    const bool own = sched.kernels == nullptr;
     if (Status st = detail::run_on(s->params, s->in, s->out, call); !st.ok()) {
         // An autoscheduled kernel refuses views its splits do not fit (bench/RESULTS.md).
         state.SkipWithError(st.message().c_str());
@@ -379,21 +374,13 @@ void print_shape_plans(const std::string &path) {
 // candidates), with the names of schedules/tunables.json.
 void set_switch_points_from(const std::string &spec) {
     detail::SwitchPoints p = detail::switch_points();
-    const std::pair<const char *, int64_t detail::SwitchPoints::*> fields[] = {
-        {"parallel_min_bytes", &detail::SwitchPoints::parallel_min_bytes}, {"small_max_bytes", &detail::SwitchPoints::small_max_bytes},
-        {"long_run_bytes", &detail::SwitchPoints::long_run_bytes}, {"transpose_min_extent", &detail::SwitchPoints::transpose_min_extent}};
     std::istringstream in(spec);
     std::string item;
     while (std::getline(in, item, ',')) {
         const size_t eq = item.find('=');
-        bool known = false;
-        for (const auto &[name, member] : fields) {
-            if (item.substr(0, eq) == name && eq != std::string::npos) {
-                p.*member = std::stoll(item.substr(eq + 1));
-                known = true;
-            }
+        if (eq == std::string::npos || !detail::set_switch_point(&p, item.substr(0, eq), std::stoll(item.substr(eq + 1)))) {
+            throw std::runtime_error("--switch_points: unknown item '" + item + "'");
         }
-        if (!known) throw std::runtime_error("--switch_points: unknown item '" + item + "'");
     }
     detail::set_switch_points(p);
 }

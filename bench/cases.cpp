@@ -18,12 +18,8 @@ std::string short_name(DType d) {
     }
 }
 
-std::string layout_tag(Layout l) {
-    return l == Layout::NHWC ? "NHWC" : l == Layout::NCHW ? "NCHW" : "VECTC";
-}
-
 Case make(Op op, Order order, Layout in, Layout out, DType dtype, int64_t c, int64_t bh, int64_t bw) {
-    std::string layouts = in == out ? layout_tag(in) : layout_tag(in) + "to" + layout_tag(out);
+    std::string layouts = in == out ? layout_name(in) : layout_name(in) + std::string("to") + layout_name(out);
     std::string block = bh == bw ? "b" + std::to_string(bh) : "b" + std::to_string(bh) + "x" + std::to_string(bw);
     return {std::string(op == Op::DepthToSpace ? "D2S" : "S2D") + "_" + layouts + "_" + order_name(order) + "_" +
                 short_name(dtype) + "_C" + std::to_string(c) + "_" + block,

@@ -1,4 +1,4 @@
-// The fixed benchmark case matrix (issue 3): both ops, DCR and CRD, NHWC / NCHW / NCHW_VECT_C and
+// The fixed benchmark case matrix: both ops, DCR and CRD, NHWC / NCHW / NCHW_VECT_C and
 // fused conversions, float32 and uint8 (plus one each of 2-, 8- and 16-byte elements), C in
 // {1, 3, 16, 64}, blocks 2, 3, 4 and one rectangular.
 #pragma once

@@ -66,7 +66,7 @@ def write_table(data, target, build, out):
              f"{ctx.get('host_name', 'this machine')} ({ctx.get('num_cpus', '?')} CPUs), kernel target `{target}`. "
              "Each figure: kernel GB/s / memcpy GB/s of the same size in the same run (the better of 1 and 2 threads), "
              f"median of {median([len(v) for r in ratios.values() for v in r.values()])} repetitions. All schedules run on "
-             "the library's own normalised views (runtime/view.cpp), so they differ only in the kernel's schedule. "
+             "the library's own normalised views (runtime/plan_cpu.cpp), so they differ only in the kernel's schedule. "
              "*manual*: the hand schedules, no tuning database. *tuned*: the library as built with tuning/ "
              "(runtime switch points included). Autoschedulers: the same generator with `AUTOSCHEDULER` in "
              "`add_halide_library`, estimates of one mid-size view (generators/permute_copy_generator.cpp), "

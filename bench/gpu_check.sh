@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The prepared GPU check (issue 5), for a machine with an NVIDIA GPU and driver but no Halide and
+# The prepared GPU check, for a machine with an NVIDIA GPU and driver but no Halide and
 # no network: it runs binaries built on the development machine and carried over with the source
 # tree (build/bin/spacedepth and build/bin/spacedepth_tests, both self-contained: gtest is static,
 # the CUDA driver is loaded with dlopen, no cudart).

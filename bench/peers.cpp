@@ -22,7 +22,7 @@ enum Axis { kN, kC, kH, kBy, kW, kBx };
 using Axes = std::array<int, 6>;
 
 // Row-major (outermost first) 6-D views of the space and deep tensors, straight from the layout
-// and order definitions (SPEC sections 2 and 3).
+// and order definitions (docs/SPEC.md sections 2 and 3).
 Axes space_axes(Layout l) {
     return l == Layout::NHWC ? Axes{kN, kH, kBy, kW, kBx, kC} : Axes{kN, kC, kH, kBy, kW, kBx};
 }

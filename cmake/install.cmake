@@ -27,8 +27,8 @@ install(EXPORT SpaceDepthTargets NAMESPACE SpaceDepth:: DESTINATION "${_sd_cmake
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/SpaceDepthConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/SpaceDepthConfig.cmake"
                               INSTALL_DESTINATION "${_sd_cmake_dir}")
-# Semantic versioning with a 0 major: a minor release may break the API, so a request for 0.1
-# accepts 0.1.x only (from 1.0 on, SameMajorVersion).
+# Semantic versioning with a 0 major: a minor release may break the API, so a request for 0.2
+# accepts 0.2.x only (from 1.0 on, SameMajorVersion).
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/SpaceDepthConfigVersion.cmake"
                                  COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/SpaceDepthConfig.cmake" "${PROJECT_BINARY_DIR}/SpaceDepthConfigVersion.cmake"

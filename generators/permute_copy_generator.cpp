@@ -1,18 +1,18 @@
 // The one kernel: a 6-D permuted copy, out(x0..x5) = in(x0..x5).
 //
 // Every SpaceToDepth / DepthToSpace variant (op x order x layout x block x strides) is a permutation
-// of a 6-D view of the two tensors. The runtime (runtime/view.cpp) builds those views as strided
+// of a 6-D view of the two tensors. The runtime (runtime/view_algebra.cpp, plan_cpu.cpp) builds those views as strided
 // buffers and normalises them, so the permutation is carried entirely by the strides the caller
 // passes in; the algorithm here is just "copy element x from in to out". The per-target
 // schedules in schedules/ specialise it on the stride patterns that matter (contiguous runs,
 // interleave, deinterleave, transpose), which is where all the speed comes from.
 //
 // The element type is set per library (input.type=uint8|uint16|uint32|uint64): the op only moves
-// bits, so one kernel per element width serves every dtype. The generator parameter `pattern`
-// selects the schedule family: `general` (run copies, interleaves, deinterleaves, short runs,
-// small transposes), `transpose` (register-tile transposes, for views whose input is dense
-// along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC conversion) or `small`
-// (serial, minimal entry cost, for tensors of a few KiB).
+// bits, so one kernel per element width serves every dtype. The generator parameter `family`
+// selects the schedule family (generators/kernel_contract.h): `general` (run copies,
+// interleaves, deinterleaves, short runs, small transposes), `transpose` (tiled transposes, for
+// views whose input is dense along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC
+// conversion) or `small` (serial, minimal entry cost, for tensors of a few KiB).
 #include "Halide.h"
 
 #include "schedules/permute_copy_schedule.h"
@@ -23,23 +23,23 @@ using namespace Halide;
 
 class PermuteCopy : public Generator<PermuteCopy> {
 public:
-    GeneratorParam<PermuteCopyPattern> pattern{"pattern", PermuteCopyPattern::General,
-                                               {{"general", PermuteCopyPattern::General},
-                                                {"transpose", PermuteCopyPattern::Transpose},
-                                                {"small", PermuteCopyPattern::Small}}};
+    GeneratorParam<KernelFamily> family{"family", KernelFamily::General,
+                                        {{kernel_family_name(KernelFamily::General), KernelFamily::General},
+                                         {kernel_family_name(KernelFamily::Transpose), KernelFamily::Transpose},
+                                         {kernel_family_name(KernelFamily::Small), KernelFamily::Small}}};
     // Tuned schedule parameters per target (schedules/permute_copy_schedule.h), written by
     // cmake/Tuning.cmake from tuning/<target>.json; empty: every target's defaults.
     GeneratorParam<std::string> tuning{"tuning", ""};
 
     // When false the kernel runs serially in the caller's thread and never touches the thread
     // pool: small tensors, and callers that bring their own pool (threads = 1).
-    Input<Buffer<void, kRank>> input{"input"};
+    Input<Buffer<void, kKernelRank>> input{"input"};
     Input<bool> parallel{"parallel"};
-    Output<Buffer<void, kRank>> output{"output"};
+    Output<Buffer<void, kKernelRank>> output{"output"};
 
     void generate() {
         std::vector<Var> x;
-        for (int i = 0; i < kRank; i++) {
+        for (int i = 0; i < kKernelRank; i++) {
             x.emplace_back("x" + std::to_string(i));
         }
 
@@ -48,13 +48,13 @@ public:
 
         // Views start at 0 and may have any stride in any dimension: the runtime sorts the
         // dimensions by output stride, so dim 0 is usually, but not always, dense.
-        for (int i = 0; i < kRank; i++) {
+        for (int i = 0; i < kKernelRank; i++) {
             input.dim(i).set_min(0);
             output.dim(i).set_min(0);
         }
         input.dim(0).set_stride(Expr());
         output.dim(0).set_stride(Expr());
-        if (pattern == PermuteCopyPattern::Transpose) {
+        if (family == KernelFamily::Transpose) {
             // The runtime picks this family only for views dense along output dim 0 and input
             // dim 1; saying so lets both sides use dense vectors instead of gathers and scatters.
             output.dim(0).set_stride(1);
@@ -66,7 +66,7 @@ public:
             // 6-D copy of about 1 MiB of 4-byte elements with unknown input strides: the runtime's
             // normalised view of a mid-size call (dense output dim 0, block digits in dims 1 and 3).
             const std::vector<int> extents = {16, 2, 64, 2, 64, 1};
-            for (int i = 0; i < kRank; i++) {
+            for (int i = 0; i < kKernelRank; i++) {
                 input.dim(i).set_estimate(0, extents[i]);
                 output.dim(i).set_estimate(0, extents[i]);
             }
@@ -75,9 +75,9 @@ public:
         }
 
         /* THE SCHEDULE (schedules/, one file per target family) */
-        PermuteCopyHandles h{output, input, output, parallel, x, pattern};
+        PermuteCopyHandles h{output, input, output, parallel, x, family};
         h.tuning = parse_schedule_tuning(tuning, get_target());
-        if (pattern == PermuteCopyPattern::Transpose) {
+        if (family == KernelFamily::Transpose) {
             h.input_stage = input.in();  // the register tile the transpose goes through
         }
         apply_permute_copy_schedule(h, get_target());

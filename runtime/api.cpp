@@ -1,13 +1,12 @@
-// The public C++ API: converts to the internal problem, validates, builds the view and runs it.
+// The core (validate, plan, execute) and the public C++ API over it. The C++ types convert to the
+// core's C structs here; nothing in the core calls either public API.
+#include "runtime/execute.h"
 #include "runtime/problem.h"
-
-#include "HalideRuntime.h"
-
 #include "runtime/tuning.h"
 
-#include <cstring>
+#include <algorithm>
+#include <new>
 #include <sstream>
-#include <vector>
 
 #ifndef SPACEDEPTH_KERNEL_TARGETS
 #define SPACEDEPTH_KERNEL_TARGETS "unknown"
@@ -27,36 +26,13 @@ std::string dims_str(const int64_t dims[4]) {
 
 namespace {
 
-struct DTypeInfo {
-    DType dtype;
-    const char *name;
-    int size;
-};
-
-constexpr DTypeInfo kDTypes[] = {
-    {DType::Bool, "bool", 1}, {DType::Int8, "int8", 1}, {DType::UInt8, "uint8", 1}, {DType::QInt8, "qint8", 1},
-    {DType::QUInt8, "quint8", 1}, {DType::Int16, "int16", 2}, {DType::UInt16, "uint16", 2},
-    {DType::Float16, "float16", 2}, {DType::BFloat16, "bfloat16", 2}, {DType::Int32, "int32", 4},
-    {DType::UInt32, "uint32", 4}, {DType::Float32, "float32", 4}, {DType::QInt32, "qint32", 4},
-    {DType::Int64, "int64", 8}, {DType::UInt64, "uint64", 8}, {DType::Float64, "float64", 8},
-    {DType::Complex64, "complex64", 8}, {DType::Complex128, "complex128", 16},
-};
-static_assert(sizeof(kDTypes) / sizeof(kDTypes[0]) == SD_DTYPE_COUNT, "one entry per sd_dtype, in order");
-
-const DTypeInfo *dtype_info(DType d) {
-    const int i = static_cast<int>(d);
-    return i >= 0 && i < SD_DTYPE_COUNT ? &kDTypes[i] : nullptr;
-}
-
 sd_tensor to_c(const Tensor &t) {
     sd_tensor c{};
     c.data = t.data;
     c.dtype = static_cast<sd_dtype>(t.dtype);
     c.layout = static_cast<sd_layout>(t.layout);
-    for (int i = 0; i < 4; i++) {
-        c.dims[i] = t.dims[i];
-        c.strides[i] = t.strides[i];
-    }
+    std::copy(t.dims.begin(), t.dims.end(), c.dims);
+    std::copy(t.strides.begin(), t.strides.end(), c.strides);
     return c;
 }
 
@@ -64,9 +40,7 @@ sd_params to_c(const Params &p) {
     return sd_params{static_cast<sd_op>(p.op), p.block.h, p.block.w, static_cast<sd_order>(p.order), p.threads};
 }
 
-}  // namespace
-
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
+Status run_unguarded(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
     Problem problem;
     if (Status s = validate(params, in, out, &problem); !s.ok()) {
         return s;
@@ -83,6 +57,23 @@ Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out,
     return execute(problem, normalize(problem, build_view(problem), call.device), call);
 }
 
+}  // namespace
+
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
+    // Planning allocates only for fragmented views (NCHW_VECT_C in CRD order with blocks that do
+    // not line up with 4), and the first call sets up the switch points: std::bad_alloc is the
+    // one exception a call can raise (tests/test_out_of_memory.cpp).
+    try {
+        return run_unguarded(params, in, out, call);
+    } catch (const std::bad_alloc &) {
+        return error(SD_ERROR_OUT_OF_MEMORY, "out of memory");  // short: no allocation for the message
+    }
+}
+
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out) {
+    return run_c(params, in, out, DeviceCall{});
+}
+
 Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]) {
     if (Status s = check_params(params); !s.ok()) {
         return s;
@@ -90,11 +81,13 @@ Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t 
     return implied_dims(params, in_dims, out_dims);
 }
 
+Status run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call) {
+    return run_c(to_c(params), to_c(in), to_c(out), call);
+}
+
 }  // namespace spacedepth::detail
 
 namespace spacedepth {
-
-using detail::error;
 
 Tensor Tensor::dense(void *data, DType dtype, Layout layout, const Dims &dims) {
     Tensor t;
@@ -102,29 +95,17 @@ Tensor Tensor::dense(void *data, DType dtype, Layout layout, const Dims &dims) {
     t.dtype = dtype;
     t.layout = layout;
     t.dims = dims;
-    sd_tensor c{};
-    if (sd_tensor_init_dense(&c, data, static_cast<sd_dtype>(dtype), static_cast<sd_layout>(layout), dims[0], dims[1],
-                             dims[2], dims[3]) == SD_OK) {
-        for (int i = 0; i < 4; i++) {
-            t.strides[i] = c.strides[i];
-        }
-    } else {
+    if (!detail::dense_strides(static_cast<sd_layout>(layout), dims.data(), t.strides.data()).ok()) {
         t.strides = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};  // rejected later as an overflow
     }
     return t;
 }
 
 Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims) {
-    int64_t out[4];
-    Status s = detail::output_dims_c(detail::to_c(params), in_dims.data(), out);
-    if (s.ok()) {
-        std::copy(out, out + 4, out_dims->begin());
-    }
+    Dims implied{};
+    Status s = detail::output_dims_c(detail::to_c(params), in_dims.data(), implied.data());
+    if (s.ok()) *out_dims = implied;  // untouched on failure
     return s;
-}
-
-Status detail::run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call) {
-    return run_c(to_c(params), to_c(in), to_c(out), call);
 }
 
 Status run(const Params &params, const Tensor &in, const Tensor &out) {
@@ -132,7 +113,7 @@ Status run(const Params &params, const Tensor &in, const Tensor &out) {
 }
 
 Status run_cuda(const Params &params, const Tensor &in, const Tensor &out, const CudaStream &stream) {
-    return detail::run_on(params, in, out, {detail::Device::Cuda, stream.context, stream.stream});
+    return detail::run_on(params, in, out, {Device::Cuda, stream.context, stream.stream});
 }
 
 Status space_to_depth(const Tensor &in, const Tensor &out, Block block, Order order, int threads) {
@@ -155,11 +136,14 @@ std::string describe_call(const Params &params, const Tensor &in, const Tensor &
     return detail::describe_plan(detail::normalize(problem, detail::build_view(problem)));
 }
 
-
 std::string build_info() {
     std::ostringstream s;
     s << "spacedepth " << version() << "\n";
-    s << "kernels: " << detail::kernel_names() << "\n";
+    s << "kernels:";
+    for (const detail::RegisteredKernel &k : detail::kRegisteredKernels) {
+        s << (&k == detail::kRegisteredKernels ? " " : ", ") << k.name;
+    }
+    s << "\n";
     s << "kernel targets (best first, chosen at run time): " << SPACEDEPTH_KERNEL_TARGETS << "\n";
     s << "CPU features seen:";
     for (const detail::Feature &f : detail::cpu_features()) {
@@ -170,38 +154,36 @@ std::string build_info() {
     const detail::TuningInfo tuning = detail::tuning_info();
     s << "tuning database: " << (tuning.database.empty() ? "none (schedule defaults)" : tuning.database) << "\n";
     if (!tuning.generator_params.empty()) s << "tuned schedule (u32): " << tuning.generator_params << "\n";
-    const detail::SwitchPoints points = detail::switch_points();
-    s << "switch points: small_max_bytes=" << points.small_max_bytes << " parallel_min_bytes=" << points.parallel_min_bytes
-      << " long_run_bytes=" << points.long_run_bytes << " transpose_min_extent=" << points.transpose_min_extent << "\n";
+    s << "switch points: " << detail::format_switch_points(detail::switch_points()) << "\n";
     s << "threads: " << num_threads() << "\n";
     return s.str();
 }
 
-int dtype_size(DType d) {
-    const detail::DTypeInfo *i = detail::dtype_info(d);
-    return i ? i->size : 0;
+int dtype_size(DType d) { return detail::dtype_bytes(static_cast<sd_dtype>(d)); }
+const char *dtype_name(DType d) { return detail::dtype_label(static_cast<sd_dtype>(d)); }
+const char *op_name(Op op) { return detail::op_label(static_cast<sd_op>(op)); }
+const char *order_name(Order order) { return detail::order_label(static_cast<sd_order>(order)); }
+const char *layout_name(Layout l) { return detail::layout_label(static_cast<sd_layout>(l)); }
+
+namespace {
+
+template <typename E>
+bool from_index(int i, E *value) {
+    if (i < 0) return false;
+    *value = static_cast<E>(i);
+    return true;
 }
 
-const char *dtype_name(DType d) {
-    const detail::DTypeInfo *i = detail::dtype_info(d);
-    return i ? i->name : nullptr;
-}
+}  // namespace
 
-bool dtype_from_name(const std::string &name, DType *d) {
-    for (const detail::DTypeInfo &i : detail::kDTypes) {
-        if (name == i.name) {
-            *d = i.dtype;
-            return true;
-        }
-    }
-    return false;
-}
+bool dtype_from_name(const std::string &name, DType *d) { return from_index(detail::dtype_index(name), d); }
+bool op_from_name(const std::string &name, Op *op) { return from_index(detail::op_index(name), op); }
+bool order_from_name(const std::string &name, Order *order) { return from_index(detail::order_index(name), order); }
+bool layout_from_name(const std::string &name, Layout *l) { return from_index(detail::layout_index(name), l); }
 
-const char *op_name(Op op) { return op == Op::SpaceToDepth ? "space_to_depth" : "depth_to_space"; }
-const char *order_name(Order order) { return order == Order::DCR ? "DCR" : "CRD"; }
-const char *layout_name(Layout l) {
-    return l == Layout::NHWC ? "NHWC" : l == Layout::NCHW ? "NCHW" : l == Layout::NCHW_VECT_C ? "NCHW_VECT_C" : "?";
-}
+void set_num_threads(int threads) { detail::set_pool_threads(threads); }
+int num_threads() { return detail::pool_threads(); }
+
 const char *version() { return SPACEDEPTH_VERSION_STRING; }  // the library's, from version.h
 
 }  // namespace spacedepth

@@ -1,5 +1,6 @@
-// The plain C API over the C++ core. Nothing is thrown across this boundary.
-#include "runtime/checked_math.h"
+// The plain C API over the core (problem.h): the same structs, passed through. Nothing is thrown
+// across this boundary.
+#include "runtime/execute.h"
 #include "runtime/problem.h"
 
 #include <cstring>
@@ -15,11 +16,14 @@ sd_status record(const spacedepth::Status &s) {
     return s.code();
 }
 
-// Runs f, turning any escaping C++ exception (allocation failure) into a status.
+// Runs f, turning an escaping C++ exception into a status: allocation failure has its own; any
+// other would be a bug, and is reported rather than thrown into C code.
 template <typename F>
 sd_status guarded(F &&f) {
     try {
         return record(f());
+    } catch (const std::bad_alloc &) {
+        return record(spacedepth::Status(SD_ERROR_OUT_OF_MEMORY, "out of memory"));
     } catch (const std::exception &e) {
         return record(spacedepth::Status(SD_ERROR_KERNEL, std::string("internal error: ") + e.what()));
     } catch (...) {
@@ -37,7 +41,6 @@ extern "C" {
 
 sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout, int64_t n, int64_t c,
                                int64_t h, int64_t w) {
-    using spacedepth::detail::checked_mul;
     return guarded([&]() -> spacedepth::Status {
         if (t == nullptr) {
             return null_argument("tensor");
@@ -48,38 +51,7 @@ sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layo
         t->layout = layout;
         const int64_t dims[4] = {n, c, h, w};
         std::memcpy(t->dims, dims, sizeof(dims));
-        for (int64_t d : dims) {
-            if (d < 0) {
-                return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT, "dims must be >= 0: got " + spacedepth::detail::dims_str(dims));
-            }
-        }
-        // Memory order, innermost first, as (logical dim, extent in memory).
-        int order[4];
-        int64_t c_extent = c;
-        if (layout == SD_LAYOUT_NHWC) {
-            const int o[4] = {1, 3, 2, 0};
-            std::memcpy(order, o, sizeof(o));
-        } else if (layout == SD_LAYOUT_NCHW || layout == SD_LAYOUT_NCHW_VECT_C) {
-            const int o[4] = {3, 2, 1, 0};
-            std::memcpy(order, o, sizeof(o));
-            if (layout == SD_LAYOUT_NCHW_VECT_C) {
-                if (c % 4 != 0) {
-                    return spacedepth::Status(SD_ERROR_SHAPE, "NCHW_VECT_C needs channels divisible by 4: got C=" + std::to_string(c));
-                }
-                c_extent = c / 4;
-            }
-        } else {
-            return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT, "layout " + std::to_string(layout) + " is not NHWC (0), NCHW (1) or NCHW_VECT_C (2)");
-        }
-        int64_t stride = layout == SD_LAYOUT_NCHW_VECT_C ? 4 : 1;
-        for (int k : order) {
-            t->strides[k] = stride;
-            const int64_t extent = k == 1 ? c_extent : dims[k];
-            if (!checked_mul(stride, extent, &stride)) {
-                return spacedepth::Status(SD_ERROR_OVERFLOW, "dense strides overflow int64 for dims " + spacedepth::detail::dims_str(dims));
-            }
-        }
-        return {};
+        return spacedepth::detail::dense_strides(layout, dims, t->strides);
     });
 }
 
@@ -97,7 +69,7 @@ sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *
         if (params == nullptr || in == nullptr || out == nullptr) {
             return null_argument(params == nullptr ? "params" : in == nullptr ? "input tensor" : "output tensor");
         }
-        return spacedepth::detail::run_c(*params, *in, *out);
+        return spacedepth::detail::run_c(*params, *in, *out, spacedepth::detail::DeviceCall{});
     });
 }
 
@@ -107,7 +79,7 @@ sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_ten
         if (params == nullptr || in == nullptr || out == nullptr) {
             return null_argument(params == nullptr ? "params" : in == nullptr ? "input tensor" : "output tensor");
         }
-        const spacedepth::detail::DeviceCall call{spacedepth::detail::Device::Cuda, cu_context, cu_stream};
+        const spacedepth::detail::DeviceCall call{spacedepth::Device::Cuda, cu_context, cu_stream};
         return spacedepth::detail::run_c(*params, *in, *out, call);
     });
 }
@@ -126,28 +98,29 @@ const char *sd_status_name(sd_status status) {
     case SD_ERROR_NULL_DATA: return "null data";
     case SD_ERROR_UNSUPPORTED: return "unsupported";
     case SD_ERROR_KERNEL: return "kernel error";
+    case SD_ERROR_OUT_OF_MEMORY: return "out of memory";
     }
     return "unknown status";
 }
 
 const char *sd_dtype_name(sd_dtype dtype) {
-    return spacedepth::dtype_name(static_cast<spacedepth::DType>(dtype));
+    return spacedepth::detail::dtype_label(dtype);
 }
 
 int sd_dtype_size(sd_dtype dtype) {
-    return spacedepth::dtype_size(static_cast<spacedepth::DType>(dtype));
+    return spacedepth::detail::dtype_bytes(dtype);
 }
 
 sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype) {
     return guarded([&]() -> spacedepth::Status {
-        spacedepth::DType d;
         if (name == nullptr || dtype == nullptr) {
             return null_argument(name == nullptr ? "name" : "dtype");
         }
-        if (!spacedepth::dtype_from_name(name, &d)) {
+        const int i = spacedepth::detail::dtype_index(name);
+        if (i < 0) {
             return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT, std::string("unknown dtype name '") + name + "'");
         }
-        *dtype = static_cast<sd_dtype>(d);
+        *dtype = static_cast<sd_dtype>(i);
         return {};
     });
 }
@@ -157,21 +130,17 @@ sd_status sd_set_num_threads(int threads) {
         if (threads < 0) {
             return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT, "threads must be >= 0: got " + std::to_string(threads));
         }
-        spacedepth::set_num_threads(threads);
+        spacedepth::detail::set_pool_threads(threads);
         return {};
     });
 }
 
 int sd_get_num_threads(void) {
-    return spacedepth::num_threads();
-}
-
-const char *sd_version(void) {
-    return spacedepth::version();
+    return spacedepth::detail::pool_threads();
 }
 
 const char *spacedepth_version(void) {
-    return spacedepth::version();
+    return SPACEDEPTH_VERSION_STRING;
 }
 
 }  // extern "C"

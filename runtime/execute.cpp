@@ -1,41 +1,14 @@
-// Halide glue: the kernel table, error capture, thread settings, and the loop that runs a Plan.
+// Halide glue: error capture, thread settings, device memory, and the loop that runs a Plan
+// (the kernels come from runtime/kernel_registry.h).
+#include "runtime/execute.h"
 #include "runtime/halide_errors.h"
-#include "runtime/problem.h"
 
 #include "HalideRuntime.h"
-#include "spacedepth_permute_copy_u16.h"
-#include "spacedepth_permute_copy_u32.h"
-#include "spacedepth_permute_copy_u64.h"
-#include "spacedepth_permute_copy_u8.h"
-#include "spacedepth_small_u16.h"
-#include "spacedepth_small_u32.h"
-#include "spacedepth_small_u64.h"
-#include "spacedepth_small_u8.h"
-#include "spacedepth_transpose_u16.h"
-#include "spacedepth_transpose_u32.h"
-#include "spacedepth_transpose_u64.h"
-#include "spacedepth_transpose_u8.h"
 #if SPACEDEPTH_HAS_CUDA
 #include "HalideRuntimeCuda.h"
-#include "spacedepth_cuda_general_u16.h"
-#include "spacedepth_cuda_general_u32.h"
-#include "spacedepth_cuda_general_u64.h"
-#include "spacedepth_cuda_general_u8.h"
-#include "spacedepth_cuda_transpose_u16.h"
-#include "spacedepth_cuda_transpose_u32.h"
-#include "spacedepth_cuda_transpose_u64.h"
-#include "spacedepth_cuda_transpose_u8.h"
 #endif
 #if SPACEDEPTH_HAS_OPENCL
 #include "HalideRuntimeOpenCL.h"
-#include "spacedepth_opencl_general_u16.h"
-#include "spacedepth_opencl_general_u32.h"
-#include "spacedepth_opencl_general_u64.h"
-#include "spacedepth_opencl_general_u8.h"
-#include "spacedepth_opencl_transpose_u16.h"
-#include "spacedepth_opencl_transpose_u32.h"
-#include "spacedepth_opencl_transpose_u64.h"
-#include "spacedepth_opencl_transpose_u8.h"
 #endif
 
 #include <cstdio>
@@ -46,7 +19,7 @@
 
 // Each call passes its own ErrorSink as Halide's user_context, so messages from concurrent calls
 // never mix. This strong definition replaces the runtime's weak halide_error, whose default
-// prints and then aborts the process (shared/TOOLCHAIN-NOTES.md section 8).
+// prints and then calls abort(), in Halide 21 as in earlier releases (posix_error_handler.cpp).
 namespace {
 thread_local std::string orphan_halide_error;  // messages raised without a user_context
 }  // namespace
@@ -67,44 +40,6 @@ extern "C" void halide_error(void *user_context, const char *msg) {
 namespace spacedepth::detail {
 
 namespace {
-
-struct Kernel {
-    Device device;
-    KernelFamily family;
-    int width;
-    const char *name;
-    KernelFn fn;
-};
-
-#define SD_KERNEL(device, family, name, bits) {Device::device, KernelFamily::family, bits / 8, #name "_u" #bits, name##_u##bits}
-#define SD_KERNEL_WIDTHS(device, family, name) \
-    SD_KERNEL(device, family, name, 8), SD_KERNEL(device, family, name, 16), SD_KERNEL(device, family, name, 32), \
-        SD_KERNEL(device, family, name, 64)
-
-constexpr Kernel kKernels[] = {
-    SD_KERNEL_WIDTHS(Host, General, spacedepth_permute_copy),
-    SD_KERNEL_WIDTHS(Host, Transpose, spacedepth_transpose),
-    SD_KERNEL_WIDTHS(Host, Small, spacedepth_small),
-#if SPACEDEPTH_HAS_CUDA
-    SD_KERNEL_WIDTHS(Cuda, GpuGeneral, spacedepth_cuda_general),
-    SD_KERNEL_WIDTHS(Cuda, GpuTranspose, spacedepth_cuda_transpose),
-#endif
-#if SPACEDEPTH_HAS_OPENCL
-    SD_KERNEL_WIDTHS(OpenCL, GpuGeneral, spacedepth_opencl_general),
-    SD_KERNEL_WIDTHS(OpenCL, GpuTranspose, spacedepth_opencl_transpose),
-#endif
-};
-#undef SD_KERNEL_WIDTHS
-#undef SD_KERNEL
-
-const Kernel *kernel_for(Device device, KernelFamily family, int width) {
-    for (const Kernel &k : kKernels) {
-        if (k.device == device && k.family == family && k.width == width) {
-            return &k;
-        }
-    }
-    return nullptr;
-}
 
 std::mutex pool_mutex;
 
@@ -241,7 +176,7 @@ int detach(ErrorSink &sink, CallBuffers &b, const DeviceCall &call, int rc) {
 }  // namespace
 
 Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
-    const Kernel *kernel = kernel_for(call.device, plan.family, plan.width);
+    const RegisteredKernel *kernel = find_kernel(call.device, plan.family, plan.width);
     if (kernel == nullptr && call.device == Device::Cuda) {
         return error(SD_ERROR_UNSUPPORTED, "this build has no CUDA kernels (configured with SPACEDEPTH_CUDA=OFF)");
     }
@@ -252,9 +187,10 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
         return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
     }
     KernelFn fn = kernel->fn;
-    const int family = static_cast<int>(plan.family), log2_width = plan.width == 1 ? 0 : plan.width == 2 ? 1 : plan.width == 4 ? 2 : 3;
-    if (call.device == Device::Host && family < 3 && call.host_kernels[family][log2_width] != nullptr) {
-        fn = call.host_kernels[family][log2_width];
+    if (call.device == Device::Host && call.host_kernel_overrides != nullptr) {
+        if (KernelFn other = (*call.host_kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {
+            fn = other;
+        }
     }
 #if SPACEDEPTH_HAS_CUDA
     if (call.device == Device::Cuda) {
@@ -315,8 +251,10 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
             }
             rc = detach(sink, b, call, rc);
             if (rc != 0) {
-                return error(SD_ERROR_KERNEL, std::string("Halide kernel ") + kernel->name + " failed with code " +
-                                                  std::to_string(rc) + ": " + sink.message);
+                const bool no_memory = rc == halide_error_code_out_of_memory || rc == halide_error_code_device_malloc_failed;
+                return error(no_memory ? SD_ERROR_OUT_OF_MEMORY : SD_ERROR_KERNEL,
+                             std::string("Halide kernel ") + kernel->name + " failed with code " + std::to_string(rc) +
+                                 ": " + sink.message);
             }
 
             size_t l = 0;
@@ -334,28 +272,16 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
     return {};
 }
 
-std::string kernel_names() {
-    std::string names;
-    for (const Kernel &k : kKernels) {
-        names += std::string(names.empty() ? "" : ", ") + k.name;
-    }
-    return names;
-}
-
-}  // namespace spacedepth::detail
-
-namespace spacedepth {
-
-void set_num_threads(int threads) {
+void set_pool_threads(int threads) {
     halide_set_num_threads(threads < 0 ? 0 : threads);
 }
 
-int num_threads() {
+int pool_threads() {
     // halide_set_num_threads returns the previous value; set it back unchanged.
-    std::lock_guard<std::mutex> lock(detail::pool_mutex);
+    std::lock_guard<std::mutex> lock(pool_mutex);
     const int n = halide_set_num_threads(0);
     halide_set_num_threads(n);
     return n > 0 ? n : static_cast<int>(std::thread::hardware_concurrency());
 }
 
-}  // namespace spacedepth
+}  // namespace spacedepth::detail

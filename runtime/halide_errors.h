@@ -1,6 +1,7 @@
 // Capture of Halide's error messages. Each kernel call passes its own ErrorSink as Halide's
 // user_context; the strong halide_error() in execute.cpp appends to it instead of printing and
-// aborting (Halide's default handler calls abort(), shared/TOOLCHAIN-NOTES.md section 8).
+// aborting (Halide's default handler, posix_error_handler.cpp, prints and calls abort(), in
+// Halide 21 as in earlier releases).
 #pragma once
 
 #include <string>

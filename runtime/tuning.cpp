@@ -20,12 +20,12 @@ struct TunedTarget {
     const char *target;
     const char *database;
     const char *generator_params;
-    int64_t switch_points[4];  // parallel_min_bytes, small_max_bytes, long_run_bytes, transpose_min_extent; -1: default
+    int64_t switch_points[kSwitchPointCount];  // in switch_points.inc's order; -1: the default
 };
 
 const TunedTarget kTunedTargets[] = {
 #include "runtime/tuned_targets.inc"
-    {nullptr, nullptr, nullptr, {-1, -1, -1, -1}},
+    {nullptr, nullptr, nullptr, {}},
 };
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,11 +56,24 @@ std::string select_target(const std::string &targets) {
     return "none";
 }
 
+// The switch points in use, readable while another thread sets them.
 struct CurrentSwitchPoints {
-    explicit CurrentSwitchPoints(const SwitchPoints &p)
-        : parallel_min_bytes(p.parallel_min_bytes), small_max_bytes(p.small_max_bytes), long_run_bytes(p.long_run_bytes),
-          transpose_min_extent(p.transpose_min_extent) {}
-    std::atomic<int64_t> parallel_min_bytes, small_max_bytes, long_run_bytes, transpose_min_extent;
+    explicit CurrentSwitchPoints(const SwitchPoints &p) { store(p); }
+    void store(const SwitchPoints &p) {
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) name.store(p.name, std::memory_order_relaxed);
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
+    }
+    SwitchPoints load() const {
+        SwitchPoints p;
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) p.name = name.load(std::memory_order_relaxed);
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
+        return p;
+    }
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) std::atomic<int64_t> name{default_value};
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
 };
 
 CurrentSwitchPoints &current() {
@@ -94,27 +107,40 @@ TuningInfo tuning_info() {
         if (cpu_kernel_target() != t->target) continue;
         info.database = t->database;
         info.generator_params = t->generator_params;
-        int64_t *fields[] = {&info.switch_points.parallel_min_bytes, &info.switch_points.small_max_bytes,
-                             &info.switch_points.long_run_bytes, &info.switch_points.transpose_min_extent};
-        for (int i = 0; i < 4; i++) {
-            if (t->switch_points[i] >= 0) *fields[i] = t->switch_points[i];
-        }
+        int i = 0;
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) \
+    if (t->switch_points[i++] >= 0) info.switch_points.name = t->switch_points[i - 1];
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
     }
     return info;
 }
 
 SwitchPoints switch_points() {
-    const CurrentSwitchPoints &c = current();
-    return {c.parallel_min_bytes.load(std::memory_order_relaxed), c.small_max_bytes.load(std::memory_order_relaxed),
-            c.long_run_bytes.load(std::memory_order_relaxed), c.transpose_min_extent.load(std::memory_order_relaxed)};
+    return current().load();
 }
 
 void set_switch_points(const SwitchPoints &points) {
-    CurrentSwitchPoints &c = current();
-    c.parallel_min_bytes = points.parallel_min_bytes;
-    c.small_max_bytes = points.small_max_bytes;
-    c.long_run_bytes = points.long_run_bytes;
-    c.transpose_min_extent = points.transpose_min_extent;
+    current().store(points);
+}
+
+std::string format_switch_points(const SwitchPoints &points) {
+    std::string s;
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) s += (s.empty() ? "" : " ") + std::string(#name "=") + std::to_string(points.name);
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
+    return s;
+}
+
+bool set_switch_point(SwitchPoints *points, const std::string &name, int64_t value) {
+#define SPACEDEPTH_SWITCH_POINT(field, default_value) \
+    if (name == #field) {                             \
+        points->field = value;                        \
+        return true;                                  \
+    }
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
+    return false;
 }
 
 }  // namespace spacedepth::detail

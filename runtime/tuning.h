@@ -1,7 +1,7 @@
 // The runtime's switch points between kernel variants, and which kernel target this CPU runs.
-// Defaults come from the benchmark (bench/RESULTS.md); a tuning database (tuning/<target>.json,
-// README "Tuning") replaces them for its target; tests move them to reach every variant with
-// small tensors.
+// Defaults come from the benchmark (bench/RESULTS.md) and are declared in schedules/tunables.json;
+// a tuning database (tuning/<target>.json, README "Tuning") replaces them for its target; tests
+// move them to reach every variant with small tensors.
 #pragma once
 
 #include <cstdint>
@@ -10,18 +10,23 @@
 
 namespace spacedepth::detail {
 
+// The switch points between kernel variants. schedules/tunables.json declares each one, its
+// default and the measurement behind it; the build writes switch_points.inc from it.
 struct SwitchPoints {
-    // Tensors at or above this many bytes may use the thread pool. bench/RESULTS.md "Parallel
-    // threshold" (2 threads, pool forced on vs off): from 256 KiB the pool wins in every case
-    // measured (1.08-1.36x), below it the result depends on the case (0.53-1.25x at 64-128 KiB).
-    int64_t parallel_min_bytes = 256 * 1024;
-    // Tensors under this many bytes go to the small-tensor kernel (least fixed cost per call).
-    int64_t small_max_bytes = 4 * 1024;
-    // Runs of at least this many bytes walk the deep tensor in memory order (view.cpp).
-    int64_t long_run_bytes = 64;
-    // Views whose two dense dims are both at least this long go to the transpose kernel.
-    int64_t transpose_min_extent = 8;
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) int64_t name = default_value;
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
 };
+constexpr int kSwitchPointCount = 0
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) +1
+#include "runtime/switch_points.inc"
+#undef SPACEDEPTH_SWITCH_POINT
+    ;
+
+// "name=value name=value ...", by name (build_info(), `spacedepth info`).
+std::string format_switch_points(const SwitchPoints &points);
+// Sets the switch point called `name`; false if there is none.
+bool set_switch_point(SwitchPoints *points, const std::string &name, int64_t value);
 
 // The switch points calls use: the tuned ones for this CPU's kernel target, or the defaults,
 // until set_switch_points() replaces them (tests and benchmarks).

@@ -1,4 +1,4 @@
-// SPEC section 5: what is accepted, and the error for what is not. Every message names the rule
+// docs/SPEC.md section 5: what is accepted, and the error for what is not. Every message names the rule
 // and the values. Nothing here touches tensor memory.
 #include "runtime/checked_math.h"
 #include "runtime/problem.h"
@@ -14,7 +14,6 @@ namespace {
 
 const char *kDimNames[4] = {"N", "C", "H", "W"};
 
-bool valid_layout(sd_layout l) { return l == SD_LAYOUT_NHWC || l == SD_LAYOUT_NCHW || l == SD_LAYOUT_NCHW_VECT_C; }
 
 // A tensor's memory as (extent, stride) pairs in elements, the NCHW_VECT_C lane dim included.
 SmallVector<std::pair<int64_t, int64_t>, 5> memory_dims(const sd_tensor &t) {
@@ -89,11 +88,11 @@ bool output_aliases_itself(const sd_tensor &t) {
 
 Status check_params(const sd_params &p) {
     if (p.op != SD_SPACE_TO_DEPTH && p.op != SD_DEPTH_TO_SPACE) {
-        return error(SD_ERROR_INVALID_ARGUMENT, "op must be space_to_depth (0) or depth_to_space (1): got " + std::to_string(p.op));
+        return error(SD_ERROR_INVALID_ARGUMENT, "op must be " + op_choices() + ": got " + std::to_string(p.op));
     }
-    const std::string op = op_name(static_cast<Op>(p.op));
+    const std::string op = op_label(p.op);
     if (p.order != SD_ORDER_DCR && p.order != SD_ORDER_CRD) {
-        return error(SD_ERROR_INVALID_ARGUMENT, op + ": order must be DCR (0) or CRD (1): got " + std::to_string(p.order));
+        return error(SD_ERROR_INVALID_ARGUMENT, op + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
     }
     if (p.block_h < 1 || p.block_w < 1) {
         return error(SD_ERROR_INVALID_ARGUMENT, op + ": block sizes must be >= 1: got block " + std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
@@ -105,7 +104,7 @@ Status check_params(const sd_params &p) {
 }
 
 Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implied[4]) {
-    const std::string op = op_name(static_cast<Op>(p.op));
+    const std::string op = op_label(p.op);
     auto fail = [&op](sd_status code, const std::string &what) { return error(code, op + ": " + what); };
     for (int i = 0; i < 4; i++) {
         if (in_dims[i] < 0) {
@@ -150,16 +149,16 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
     if (Status s = check_params(p); !s.ok()) {
         return s;
     }
-    const char *op = op_name(static_cast<Op>(p.op));
+    const char *op = op_label(p.op);
     auto fail = [op](sd_status code, const std::string &what) { return error(code, std::string(op) + ": " + what); };
 
     for (const sd_tensor *t : {&in, &out}) {
         const char *which = t == &in ? "input" : "output";
-        if (sd_dtype_size(t->dtype) == 0) {
+        if (dtype_bytes(t->dtype) == 0) {
             return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " dtype " + std::to_string(t->dtype) + " is not a known dtype");
         }
-        if (!valid_layout(t->layout)) {
-            return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " layout " + std::to_string(t->layout) + " is not NHWC (0), NCHW (1) or NCHW_VECT_C (2)");
+        if (layout_label(t->layout) == nullptr) {
+            return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " layout " + std::to_string(t->layout) + " is not " + layout_choices());
         }
         for (int i = 0; i < 4; i++) {
             if (t->dims[i] < 0) {
@@ -171,12 +170,12 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
         }
     }
     if (in.dtype != out.dtype) {
-        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dtype ") + sd_dtype_name(in.dtype) + " differs from output dtype " + sd_dtype_name(out.dtype) + " (the element types must be equal)");
+        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dtype ") + dtype_label(in.dtype) + " differs from output dtype " + dtype_label(out.dtype) + " (the element types must be equal)");
     }
-    const int64_t elem = sd_dtype_size(in.dtype);
+    const int64_t elem = dtype_bytes(in.dtype);
     const bool vect_c = in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C;
     if (vect_c && elem != 1) {
-        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("NCHW_VECT_C holds 1-byte elements only: dtype ") + sd_dtype_name(in.dtype) + " has " + std::to_string(elem) + " bytes");
+        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("NCHW_VECT_C holds 1-byte elements only: dtype ") + dtype_label(in.dtype) + " has " + std::to_string(elem) + " bytes");
     }
 
     int64_t implied[4];

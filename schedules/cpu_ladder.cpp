@@ -3,20 +3,25 @@
 // tensor kernel. Which patterns exist follows from the runtime's normalised views and is the
 // same on every CPU; how wide and how unrolled each is comes from the target's LadderShape.
 //
-// The runtime hands the kernel a normalised view (runtime/view.cpp): dims sorted by output
-// stride, size-1 dims dropped, contiguous dims merged, the element widened where a run allows.
-// So the output's dim 0 is dense whenever the output is, and the patterns that matter are
-// recognisable from a few strides. Each gets its own specialisation; the first that holds wins.
+// The runtime hands the kernel a normalised view (runtime/plan_cpu.cpp; the slots' roles are in
+// generators/kernel_contract.h): dims sorted by output stride, size-1 dims dropped, contiguous
+// dims merged, the element widened where a run allows. So the output's dim 0 is dense whenever
+// the output is, and the patterns that matter are recognisable from a few strides. Each gets
+// its own specialisation; the first that holds wins. The constants in each pattern are the
+// strides and extents those normalised views have for a given C and block; the helpers below
+// (interleave(), short_runs_d2s(), ...) name the view each one matches.
 //
 //   run copy      in.s0 == 1, out.s0 == 1          NHWC DCR (runs of bw*C elements), identity
 //   interleave    out.e0 == k, out.s1 == k, in.s1 == 1   NCHW DepthToSpace (k = bw)
 //   deinterleave  in.s0 == k, out.s0 == 1          NCHW SpaceToDepth (k = bw)
 //   gather        out.s0 == 1                       everything else (NHWC CRD, VECT_C CRD, views)
 //
-// Measured (shared/PERF-NOTES.md, Halide 14 prototype on this 2-core Zen 3): view-based kernels
-// vectorised over the dense dim reach 1.13x single-thread memcpy beyond cache (median), while
-// the natural 4-D formulation with x / bs reached 0.03-0.13x for NHWC. The interleave only
-// vectorises when the block extent is a compile-time constant, hence one branch per k.
+// Measured with a Halide 14 prototype before this library (2-core Zen 3, AVX2, 64 MiB tensors):
+// view-based kernels vectorised over the dense dim reached 1.13x single-thread memcpy (median),
+// while the natural 4-D formulation, reading the input at x / bs and y / bs, reached
+// 0.03-0.13x for NHWC (x / bs becomes gathers or scalar code). The interleave only vectorises
+// when the block extent is a compile-time constant (without one, Halide refuses to unroll the
+// block digit), hence one branch per k.
 #include "schedules/cpu_ladder.h"
 
 #include <algorithm>
@@ -27,9 +32,42 @@ namespace spacedepth {
 
 using namespace Halide;
 
+namespace {
+
+// The pattern constants, named by the normalised view they match (C channels, block bh x bw,
+// R units per short run, k block rows or columns).
+//   (a, c): dim 0 of extent a unrolled, dim 1 of input stride c vectorised.
+using Unroll1 = std::pair<int, int>;
+constexpr Unroll1 interleave(int k) { return {k, 1}; }  // NCHW DepthToSpace, k = bw
+// NHWC DepthToSpace with bw*C below one vector: runs of R units taken from every k-th run.
+constexpr Unroll1 short_runs_d2s(int r, int k) { return {r, r * k}; }
+//   (a, b, c): dims 0 and 1 of extents a, b unrolled, dim 2 of input stride c vectorised.
+using Unroll2 = std::tuple<int, int, int>;
+// NHWC SpaceToDepth with small bw*C: runs of R units gathered k at a time.
+constexpr Unroll2 short_runs_s2d(int r, int k) { return {r, k, r}; }
+// The per-pixel [C, k*k] transpose of NHWC SpaceToDepth in CRD order.
+constexpr Unroll2 pixel_transpose_s2d_crd(int k) { return {k, k, 1}; }
+// The [C, bh*bw] transpose of NHWC DepthToSpace in CRD order, for C below a vector.
+constexpr Unroll2 pixel_transpose_d2s_crd(int c, int bh, int bw) { return {c, bw, c * bh * bw}; }
+// NCHW_VECT_C DepthToSpace in CRD order: 4 lanes x bw block columns.
+constexpr Unroll2 vect_c_d2s_crd(int bw) { return {4, bw, 4}; }
+// NCHW_VECT_C SpaceToDepth in CRD order, block 2: 2 x 2 block, lanes 8 apart in the input.
+constexpr Unroll2 vect_c_s2d_crd_b2() { return {2, 2, 8}; }
+//   (a, b, c, d): dims 0-2 of extents a, b, c unrolled, dim 3 of input stride d vectorised.
+using Unroll3 = std::tuple<int, int, int, int>;
+// The per-pixel [C, 2x2] transpose of NHWC SpaceToDepth in CRD order, for C below a vector.
+constexpr Unroll3 pixel_transpose_s2d_crd_b2(int c) { return {2, 2, c, 2 * c}; }
+//   (k, m): a deinterleave by k whose next dim (extent m, input stride 1) is unrolled.
+using Deinterleave = std::pair<int, int>;
+constexpr Deinterleave deinterleave_rows(int bw) { return {bw, bw}; }  // NCHW SpaceToDepth
+// The [C, bh*bw] transpose of NHWC DepthToSpace in CRD order.
+constexpr Deinterleave transpose_d2s_crd(int bh, int bw) { return {bh * bw, bw}; }
+
+}  // namespace
+
 Ladder::Ladder(const PermuteCopyHandles &h, const LadderShape &shape) : h(h), shape(shape), vec(shape.vec) {}
 
-// The two outermost dims (the runtime puts the view's outermost dims there) run in parallel
+// The two outermost slots (the runtime puts the view's outermost dims there) run in parallel
 // as one fused loop, split into tasks of about shape.task_bytes. Measured (x86): one task per outer
 // iteration (128-byte copies) ran at 0.09x memcpy, because Halide's pool takes a lock per
 // task; fusing all outer dims cost a div/mod chain per inner row and made 2 threads slower
@@ -41,7 +79,8 @@ void Ladder::outer_loops(Stage s, bool par) const {
     Expr inner = extent(0) * extent(1) * extent(2) * extent(3);
     const int task_elements = shape.task_bytes / h.output.type().bytes();
     Var fused("outer"), task("task"), within("within");
-    s.fuse(h.x[kRank - 2], h.x[kRank - 1], fused)
+    static_assert(kCpuParallelSlots == 2, "the two outermost slots are fused into the task loop");
+    s.fuse(h.x[kKernelRank - 2], h.x[kKernelRank - 1], fused)
         .split(fused, task, within, max(1, task_elements / max(inner, 1)), TailStrategy::GuardWithIf)
         .parallel(task);
 }
@@ -134,9 +173,10 @@ void Ladder::apply(Stage s, bool par) const {
     //                   with bw*C below one vector (u8 C3 b2 moves as 3 x u16)
     // Each also at half a vector, for rows shorter than one (small NCHW planes, u8 C16).
     const std::vector<int> &block_widths = shape.block_widths;
-    using V1 = std::pair<int, int>;  // (a, c)
     for (int w : block_widths)
-    for (V1 p : std::vector<V1>{{2, 1}, {3, 1}, {4, 1}, {8, 1}, {2, 4}, {2, 6}, {2, 8}, {3, 6}, {3, 9}, {3, 12}}) {
+    for (Unroll1 p : {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2),
+                      short_runs_d2s(2, 3), short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3),
+                      short_runs_d2s(3, 4)}) {
         const int a = p.first, c = p.second;
         Var xo("x1o"), xi("x1i");
         Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) &&
@@ -150,14 +190,15 @@ void Ladder::apply(Stage s, bool par) const {
     //   unroll dims 0 and 1 (extents a, b), vectorise dim 2 (input stride c):
     //     a=R, b=k, c=R   short runs gathered k at a time: NHWC SpaceToDepth, small bw*C
     //     a=b=k, c=1      the per-pixel [C, k*k] transpose of NHWC SpaceToDepth in CRD order
-    using V2 = std::tuple<int, int, int>;  // (a, b, c)
     //     a=C, b=bw, c=C*bh*bw  the [C, bh*bw] transpose of NHWC DepthToSpace in CRD order
     //                         for C below a vector (C3 b2)
     //     a=4, b=bw, c=4  NCHW_VECT_C DepthToSpace in CRD order: 4 lanes x bw block columns
     //     a=b=2, c=8      NCHW_VECT_C SpaceToDepth in CRD order, block 2
     for (int w : block_widths)
-    for (V2 p : std::vector<V2>{{2, 2, 2}, {2, 3, 2}, {2, 4, 2}, {3, 2, 3}, {3, 3, 3}, {3, 4, 3}, {2, 2, 1}, {3, 3, 1},
-                                {4, 4, 1}, {3, 2, 12}, {4, 2, 4}, {4, 4, 4}, {2, 2, 8}}) {
+    for (Unroll2 p : {short_runs_s2d(2, 2), short_runs_s2d(2, 3), short_runs_s2d(2, 4), short_runs_s2d(3, 2),
+                      short_runs_s2d(3, 3), short_runs_s2d(3, 4), pixel_transpose_s2d_crd(2), pixel_transpose_s2d_crd(3),
+                      pixel_transpose_s2d_crd(4), pixel_transpose_d2s_crd(3, 2, 2), vect_c_d2s_crd(2), vect_c_d2s_crd(4),
+                      vect_c_s2d_crd_b2()}) {
         const auto [a, bb, c] = p;
         unroll_dims_0_1_vectorize_2(s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a &&
                                                  extent(1) == bb && out_stride(2) == a * bb && in_stride(2) == c &&
@@ -172,8 +213,7 @@ void Ladder::apply(Stage s, bool par) const {
     //   unroll dims 0-2 (extents a, b, c), vectorise dim 3 (input stride d):
     //     a=b=2, c=C, d=2*C  the per-pixel [C, 2x2] transpose of NHWC SpaceToDepth in CRD
     //                        order for C below a vector (C3)
-    using V3 = std::tuple<int, int, int, int>;
-    for (V3 p : std::vector<V3>{{2, 2, 3, 6}, {2, 2, 2, 4}}) {
+    for (Unroll3 p : {pixel_transpose_s2d_crd_b2(3), pixel_transpose_s2d_crd_b2(2)}) {
         const auto [a, bb, c, d] = p;
         Var xo("x3o"), xi("x3i");
         Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
@@ -192,7 +232,8 @@ void Ladder::apply(Stage s, bool par) const {
     // quarter vectors rather than falling to scalar code: measured 0.03-0.06x memcpy at L3
     // for u8 NHWC CRD before.
     for (int w : shape.row_widths) {
-        for (std::pair<int, int> p : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {4, 4}, {4, 2}, {9, 3}, {16, 4}}) {
+        for (Deinterleave p : {deinterleave_rows(2), deinterleave_rows(3), deinterleave_rows(4), transpose_d2s_crd(2, 2),
+                               transpose_d2s_crd(3, 3), transpose_d2s_crd(4, 4)}) {
             const int k = p.first, m = p.second;
             Var xo("x0o"), xi("x0i");
             Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && extent(0) >= w && extent(1) == m &&
@@ -283,7 +324,7 @@ void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &sh
         .unroll(a1o);
 }
 
-// Small tensors (the runtime sends those under kSmallBytes here): serial, one vectorised
+// Small tensors (the runtime sends those under the small_max_bytes switch point here): serial, one vectorised
 // branch, no ladder. Measured with callgrind on a 64-byte call (x86): the general kernel spent
 // 2,229 instructions before copying anything (its prologue computes the bounds of every
 // branch), the whole call about 5,200; the aim is a fixed cost near memcpy's.

@@ -1,6 +1,7 @@
 // GPU schedules for permute_copy: CUDA, and the same code for OpenCL (which runs them on the CPU
-// through PoCL in the tests). The runtime arranges a GPU view's dims by role (runtime/view.cpp,
-// arrange_for_gpu), so the schedule never has to find them:
+// through PoCL in the tests). The runtime arranges a GPU view's dims by role (runtime/plan_gpu.cpp;
+// the roles of the slots are in generators/kernel_contract.h), so the schedule never has to find
+// them:
 //
 //   general:   x0, x1 = block digits with a stride of 1 on one side, done inside one thread
 //              (b x b unrolled for blocks of 2-4, as TF's NCHW fast paths do); x2, x3 = the
@@ -10,14 +11,13 @@
 //              tile goes through shared memory, loaded along x1 and stored along x0, so both
 //              sides are coalesced.
 //
-// Every loop over threads and blocks is one flat index (fuse), so no grid dimension can exceed
-// CUDA's 65535 limit on y and z; the runtime keeps each call's elements below 2^31. Addresses
-// are 64-bit through the kernels' large_buffers feature.
+// The grid is 3-D: x and y are tiles of the two thread dims, z the remaining slots fused. CUDA
+// allows 65535 blocks on y and z, and the runtime chunks any view that would exceed that
+// (kMaxGpuGridBlocks). Addresses are 64-bit through the kernels' large_buffers feature.
 //
-// Not yet measured on a GPU (no GPU was lent to the sessions so far; bench/gpu_check.sh is the
-// prepared run). Checked without one: the PTX assembles for sm_80 and sm_90
-// (tests/check_ptx.sh), and the OpenCL build of these schedules passes the whole correctness
-// matrix on PoCL (ctest opencl_pocl).
+// Not yet timed on a GPU: bench/gpu_check.sh is the prepared run. Checked without one: the PTX
+// assembles for sm_80 and sm_90 (tests/check_ptx.sh), and the OpenCL build of these schedules
+// passes the whole correctness matrix on PoCL (ctest opencl_pocl).
 #include "schedules/permute_copy_schedule.h"
 
 namespace spacedepth {
@@ -28,12 +28,12 @@ namespace {
 
 // 256 threads a block, as 32 x 8; each thread does 4 rows of a 32 x 32 tile, so the per-thread
 // index arithmetic is spread over 4 elements (16 with an unrolled 2 x 2 block).
-constexpr int kTile = 32;
-constexpr int kThreadRows = 8;
+constexpr int kTile = kGpuTileEdge;
+constexpr int kThreadRows = kGpuThreadRows;
 
 // The general family's thread layout, over x2 (dense output, the warp's direction) and x3.
 // Grid: x = x2's tiles, y = x3's tiles, z = x4 and x5 fused (the runtime keeps x3 within
-// 65535 tiles and x4 * x5 within 65535 blocks: CUDA's limits on grid y and z).
+// kMaxGpuGridBlocks tiles and x4 * x5 within kMaxGpuGridBlocks blocks).
 void thread_over_x2_x3(Stage s, const std::vector<Var> &x, Expr e2) {
     Var x2o("x2o"), x3o("x3o"), x2i("x2i"), x3i("x3i"), x3t("x3t"), x3r("x3r"), r("r");
     Var t("t"), to("to"), ti("ti");
@@ -61,11 +61,11 @@ void schedule_permute_copy_gpu(const PermuteCopyHandles &h, const Target &target
     Func output = h.output;
     Expr e0 = h.out.dim(0).extent(), e1 = h.out.dim(1).extent(), e2 = h.out.dim(2).extent();
 
-    if (h.pattern == PermuteCopyPattern::Transpose) {
+    if (h.family == KernelFamily::Transpose) {
         // 32 x 8 threads; each loads four rows of the tile along x1 and stores four along x0.
         // The tile's rows are padded to 33 elements, so the column reads of the store phase hit
         // 32 different shared-memory banks. Grid: x = x0's tiles, y = x1's tiles, z = the rest
-        // fused (the runtime keeps y and z within 65535).
+        // fused (the runtime keeps y and z within kMaxGpuGridBlocks).
         Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), yii("yii"), yio("yio");
         Var r23("r23"), r234("r234"), rest("rest");
         output.tile(x[0], x[1], xo, yo, xi, yi, kTile, kTile, TailStrategy::GuardWithIf)
@@ -101,7 +101,7 @@ void schedule_permute_copy_gpu(const PermuteCopyHandles &h, const Target &target
         }
     }
     // Anything else (runs, blocks over 4): x0 and x1 as loops in the thread. Runs are widened to
-    // 8-byte elements where their length allows (runtime/view.cpp); 16-byte vector accesses
+    // 8-byte elements where their length allows (runtime/plan_cpu.cpp); 16-byte vector accesses
     // would need an alignment Halide cannot prove for a strided view, so PTX keeps them scalar.
     thread_over_x2_x3(output, x, e2);
 }

@@ -68,14 +68,14 @@ void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Targ
         return;
     }
     const bool arm = target.arch == Halide::Target::ARM;
-    switch (h.pattern) {
-    case PermuteCopyPattern::Transpose:
+    switch (h.family) {
+    case KernelFamily::Transpose:
         schedule_transpose_tiles(h, arm ? arm_shape(h, target) : x86_shape(h, target));
         return;
-    case PermuteCopyPattern::Small:
+    case KernelFamily::Small:
         schedule_small(h, target.natural_vector_size(h.output.type()));
         return;
-    case PermuteCopyPattern::General:
+    case KernelFamily::General:
         schedule_ladder(h, arm ? arm_shape(h, target) : x86_shape(h, target));
         return;
     }

@@ -4,16 +4,12 @@
 
 #include "Halide.h"
 
+#include "generators/kernel_contract.h"
+
 #include <string>
 #include <vector>
 
 namespace spacedepth {
-
-// Rank of the kernel's views. The runtime normalises every call to at most this many dims and
-// runs any extra outer dims as a loop of kernel calls.
-constexpr int kRank = 6;
-
-enum class PermuteCopyPattern { General, Transpose, Small };
 
 // The tunable schedule parameters (README "Tuning"). schedules/tunables.json declares each one's
 // range; the build passes a target's values from its tuning database (tuning/<target>.json) in
@@ -38,15 +34,15 @@ struct PermuteCopyHandles {
     Halide::OutputImageParam in;         // input buffer (for its strides and extents)
     Halide::OutputImageParam out;        // output buffer
     Halide::Expr parallel;               // runtime switch: may the kernel use the thread pool?
-    std::vector<Halide::Var> x;          // x[0] innermost ... x[kRank-1] outermost
-    PermuteCopyPattern pattern;          // which schedule family this library gets
+    std::vector<Halide::Var> x;          // x[0] innermost ... x[kKernelRank-1] outermost
+    KernelFamily family;                 // which schedule family this library gets
     Halide::Func input_stage;            // Transpose only: a wrapper of the input (in())
     ScheduleTuning tuning;               // tuned values for this target (0: the default)
 };
 
 void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target);
 
-// GPU targets (CUDA, OpenCL): one schedule for every pattern (schedules/gpu.cpp).
+// GPU targets (CUDA, OpenCL): the General and Transpose families (schedules/gpu.cpp).
 void schedule_permute_copy_gpu(const PermuteCopyHandles &h, const Halide::Target &target);
 // AArch64 codegen help run at the end of lowering (schedules/arm.cpp).
 void add_arm_lowering_passes(Halide::Pipeline pipeline);

@@ -1,4 +1,4 @@
-"""`make demo`: the six seed examples of SPEC section 6 through the spacedepth CLI, printed, then a
+"""`make demo`: the six seed examples of docs/SPEC.md section 6 through the spacedepth CLI, printed, then a
 short benchmark table beside memcpy."""
 import json
 import os
@@ -31,7 +31,7 @@ def fmt(a):
 
 
 def main():
-    print("Seed examples (SPEC section 6), NHWC, DCR, block 2, through `spacedepth run`:\n")
+    print("Seed examples (docs/SPEC.md section 6), NHWC, DCR, block 2, through `spacedepth run`:\n")
     with tempfile.TemporaryDirectory() as tmp:
         for x in SEEDS:
             y = run("space_to_depth", x, tmp)

@@ -5,7 +5,8 @@
 #      toolchain: g++-aarch64-linux-gnu, qemu-user (runs the ARM tests), llvm-19 (llvm-mca), and
 #      PoCL with the OpenCL ICD loader (runs the GPU schedules on the CPU: ctest opencl_pocl),
 #      pkgconf (the installed-package test builds a pkg-config consumer), clang-14 and
-#      libclang-rt-14-dev (the sanitizer builds and the libFuzzer target).
+#      libclang-rt-14-dev (the sanitizer builds and the libFuzzer target), clang-format-14 (ctest
+#      format).
 #   2. .venv with halide==21.0.0, CMake >= 3.28 and Ninja from PyPI.
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 DEB_PACKAGES=(g++ make python3-venv binutils libgtest-dev libgmock-dev libbenchmark-dev
               libcli11-dev nlohmann-json3-dev xtensor-dev libeigen3-dev libxnnpack-dev libpthreadpool-dev
               g++-aarch64-linux-gnu qemu-user llvm-19 pocl-opencl-icd ocl-icd-opencl-dev pkgconf
-              clang-14 libclang-rt-14-dev)
+              clang-14 libclang-rt-14-dev clang-format-14)
 HALIDE_VERSION=21.0.0
 
 missing=()

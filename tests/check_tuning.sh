@@ -40,10 +40,10 @@ grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/fixture.log" |
 commands=$("$ninja" -C "$fixture" -t commands spacedepth_cli)
 want_u32="tuning=$target/run_vectors:1/task_kib:16/tile_row_bytes:128/tile_rows:8"
 want_u8="tuning=$target/run_vectors:1/task_kib:16"
-for k in permute_copy_u32 transpose_u32; do
+for k in general_u32 transpose_u32; do
     grep "\-f spacedepth_$k " <<< "$commands" | grep -qF -- "$want_u32" || fail "spacedepth_$k was not generated with $want_u32"
 done
-grep "\-f spacedepth_permute_copy_u8 " <<< "$commands" | grep -qE -- "$want_u8( |$)" || fail "u8 kernels did not get the 'all' values alone"
+grep "\-f spacedepth_general_u8 " <<< "$commands" | grep -qE -- "$want_u8( |$)" || fail "u8 kernels did not get the 'all' values alone"
 grep "\-f spacedepth_small_u32 " <<< "$commands" | grep -q "tuning=" && fail "the small kernel has no tunables"
 echo "ok: generator parameters ($want_u32)"
 
@@ -53,16 +53,16 @@ run32='output\[ramp([^]]*(int64)1, 32)\] = input\[ramp([^]]*(int64)1, 32)\]'
 # tile_rows 8 x tile_row_bytes 128: the register tile is 8 x 32 u32 (default 4 x 16).
 grep -q 'allocate input_im_global_wrapper$0\[uint32 \* 8 \* 32 \*' "${stmt}_transpose_u32.stmt" || fail "transpose tile is not 8 x 32"
 # run_vectors 1: run copies of one 8-lane vector, none of 32 lanes.
-grep -q 'output\[ramp([^]]*(int64)1, 8)\] = input\[ramp([^]]*(int64)1, 8)\]' "${stmt}_permute_copy_u32.stmt" || fail "no 8-lane run copy"
-grep -q "$run32" "${stmt}_permute_copy_u32.stmt" && fail "a 32-lane run copy remains with run_vectors 1"
+grep -q 'output\[ramp([^]]*(int64)1, 8)\] = input\[ramp([^]]*(int64)1, 8)\]' "${stmt}_general_u32.stmt" || fail "no 8-lane run copy"
+grep -q "$run32" "${stmt}_general_u32.stmt" && fail "a 32-lane run copy remains with run_vectors 1"
 # task_kib 16: 4096 u32 elements per parallel task (default 16384).
-grep -q '(4096/' "${stmt}_permute_copy_u32.stmt" || fail "no 4096-element tasks"
-grep -q '(16384/' "${stmt}_permute_copy_u32.stmt" && fail "64 KiB tasks remain"
+grep -q '(4096/' "${stmt}_general_u32.stmt" || fail "no 4096-element tasks"
+grep -q '(16384/' "${stmt}_general_u32.stmt" && fail "64 KiB tasks remain"
 echo "ok: the kernels show every generator value"
 
 info=$("$fixture/bin/spacedepth" info --op space_to_depth --block 2 --layout NHWC --shape 1,16,16,8)
 grep -q "tuning database: x86-64-linux-avx2.json" <<< "$info" || { echo "$info"; fail "the runtime does not report the database"; }
-grep -q "switch points: small_max_bytes=16384 parallel_min_bytes=65536 long_run_bytes=128 transpose_min_extent=16" <<< "$info" \
+grep -q "switch points: long_run_bytes=128 parallel_min_bytes=65536 small_max_bytes=16384 transpose_min_extent=16" <<< "$info" \
     || { echo "$info"; fail "the runtime does not use the database's switch points"; }
 # 8 KiB: under the tuned small_max_bytes (16 KiB), over the default (4 KiB).
 grep -q "call: small u[0-9]* kernel" <<< "$info" || { echo "$info"; fail "an 8 KiB call does not go to the small kernel"; }
@@ -79,14 +79,14 @@ print("/".join(f"{k}:{pick(v['default'])}" for k, v in g.items()))
 PY
 )
 gen="$host/bin/spacedepth_generators"
-for pattern in general transpose; do
+for family in general transpose; do
     for tuning in "" "tuning=$target/$defaults"; do
-        dir="$out/defaults/$pattern${tuning:+_explicit}"; mkdir -p "$dir"
+        dir="$out/defaults/$family${tuning:+_explicit}"; mkdir -p "$dir"
         "$gen" -g permute_copy -o "$dir" -e stmt -f k target="$target-user_context-large_buffers" \
-            input.type=uint32 pattern=$pattern $tuning
+            input.type=uint32 family=$family $tuning
     done
-    cmp -s "$out/defaults/$pattern/k.stmt" "$out/defaults/${pattern}_explicit/k.stmt" \
-        || fail "$pattern u32: tunables.json's defaults ($defaults) differ from the schedule's"
+    cmp -s "$out/defaults/$family/k.stmt" "$out/defaults/${family}_explicit/k.stmt" \
+        || fail "$family u32: tunables.json's defaults ($defaults) differ from the schedule's"
 done
 # ... and the values the fixture changes are there by default: the checks above can fail.
 grep -q "$run32" "$out/defaults/general/k.stmt" || fail "the default general kernel has no 32-lane run copy"

@@ -8,7 +8,7 @@ set -euo pipefail
 dir="$1"
 target="$2"
 status=0
-for family in permute_copy transpose; do
+for family in general transpose; do
     for bits in 8 16 32 64; do
         obj="$dir/spacedepth_${family}_u${bits}-${target}-user_context-large_buffers-no_runtime.o"
         zmm=$(objdump -d --no-show-raw-insn "$obj" | grep -cE 'vmov[a-z0-9]* .*zmm' || true)

@@ -1,6 +1,6 @@
 #include "tests/harness.h"
 
-#include "runtime/problem.h"
+#include "runtime/execute.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +33,7 @@ void for_each_coord(const spacedepth::Dims &d, F f) {
 }  // namespace
 
 spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out) {
-    using spacedepth::detail::Device;
+    using spacedepth::Device;
     static const Device device = [] {
         const char *name = std::getenv("SPACEDEPTH_TEST_DEVICE");
         return name != nullptr && std::strcmp(name, "opencl") == 0 ? Device::OpenCL : Device::Host;

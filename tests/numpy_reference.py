@@ -1,4 +1,4 @@
-"""An independent numpy reference for SpaceToDepth / DepthToSpace, written from SPEC.md with
+"""An independent numpy reference for SpaceToDepth / DepthToSpace, written from docs/SPEC.md with
 DirectML's view of the deep side: [N, (bh, bw, C), H, W] for DCR and [N, (C, bh, bw), H, W] for
 CRD, and the space side [N, C, (H, bh), (W, bw)]. Shared by the CLI tests and bench/peers.py."""
 import numpy as np

@@ -17,7 +17,7 @@ int64_t byte_offset(const TensorRef &t, int64_t n, int64_t c, int64_t h, int64_t
 
 namespace {
 
-// SPEC section 2: the deep-side channel for small-side channel c at block position (by, bx).
+// docs/SPEC.md section 2: the deep-side channel for small-side channel c at block position (by, bx).
 int64_t deep_channel(int64_t c, int64_t by, int64_t bx, int64_t small_channels, int64_t bh, int64_t bw, bool crd) {
     return crd ? c * bh * bw + by * bw + bx : (by * bw + bx) * small_channels + c;
 }

@@ -1,6 +1,6 @@
-// The test reference: a scalar SpaceToDepth / DepthToSpace written straight from SPEC.md
+// The test reference: a scalar SpaceToDepth / DepthToSpace written straight from docs/SPEC.md
 // sections 1-3, one element at a time over logical coordinates. It shares no index code with the
-// runtime's view algebra (runtime/view.cpp), so one bug cannot hide in both.
+// runtime's view algebra (runtime/view_algebra.cpp), so one bug cannot hide in both.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 """End-to-end tests of build/bin/spacedepth (run / info / bench) against the independent numpy
-reference of tests/numpy_reference.py (written from SPEC.md)."""
+reference of tests/numpy_reference.py (written from docs/SPEC.md)."""
 import json
 import os
 import pathlib

@@ -3,7 +3,7 @@
 #include "runtime/halide_errors.h"
 
 #include "HalideRuntime.h"
-#include "spacedepth_permute_copy_u8.h"
+#include "spacedepth_general_u8.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,7 @@ TEST(HalideErrors, KernelErrorIsCapturedNotAborted) {
     out_buf.dim = out_dims;
 
     spacedepth::detail::ErrorSink sink;
-    const int rc = spacedepth_permute_copy_u8(&sink, &in_buf, false, &out_buf);
+    const int rc = spacedepth_general_u8(&sink, &in_buf, false, &out_buf);
     EXPECT_NE(rc, 0);
     EXPECT_NE(sink.message.find("Input buffer input is accessed at 7, which is beyond the max (3) in dimension 0"), std::string::npos)
         << sink.message;

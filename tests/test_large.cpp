@@ -1,7 +1,7 @@
 // Huge tensors: over 2 GiB, over 2^31 elements, one dimension over 2^31 - 1 (TF's GPU kernels
 // overflowed int32 here, PR #108695). DepthToSpace NCHW uint8 with a 1 x 2 block interleaves two
 // 2 GiB planes into one row of 2^31 + 16 elements; SpaceToDepth takes it back. Checked at a
-// million random positions and at every element around the 2^31 boundary against SPEC's
+// million random positions and at every element around the 2^31 boundary against docs/SPEC.md's
 // formula (through the reference's offsets), and byte for byte after the round trip.
 // Needs about 6.5 GiB of memory: skipped, saying why, where less is available (make test-large
 // runs only these tests).
@@ -57,7 +57,7 @@ TEST(LargeTensors, DimensionOver2To31AndOver2GiB) {
     const Status s = run(d2s, deep, space);
     ASSERT_TRUE(s.ok()) << s.message();
 
-    // SPEC section 2, DCR: out(n, c, h*bh + by, w*bw + bx) = in(n, (by*bw + bx)*C + c, h, w).
+    // docs/SPEC.md section 2, DCR: out(n, c, h*bh + by, w*bw + bx) = in(n, (by*bw + bx)*C + c, h, w).
     const reference::TensorRef in_ref{in.get(), 1, reference::Layout::NCHW, {1, 2, 1, w}, {2 * w, w, w, 1}};
     const reference::TensorRef out_ref{out.get(), 1, reference::Layout::NCHW, {1, 1, 1, 2 * w}, {2 * w, 2 * w, 2 * w, 1}};
     auto check = [&](int64_t x) {  // x: the output column

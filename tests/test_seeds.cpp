@@ -1,4 +1,4 @@
-// SPEC section 6: the seed examples, verbatim (TensorFlow SpaceToDepth / DepthToSpace, NHWC,
+// docs/SPEC.md section 6: the seed examples, verbatim (TensorFlow SpaceToDepth / DepthToSpace, NHWC,
 // DCR, block 2). Shapes below are NHWC [N, H, W, C] as in the seeds.
 #include "spacedepth/spacedepth.h"
 

@@ -1,4 +1,4 @@
-// SPEC section 5: every rule, with its message, and the output untouched after every error.
+// docs/SPEC.md section 5: every rule, with its message, and the output untouched after every error.
 #include "tests/harness.h"
 
 #include <gtest/gtest.h>
@@ -211,6 +211,56 @@ TEST(Validation, DenseStrides) {
     EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::UInt8, Layout::NHWC, {2, 3, 5, 7}).strides, (Dims{105, 1, 21, 3}));
     EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::UInt8, Layout::NCHW, {2, 3, 5, 7}).strides, (Dims{105, 35, 7, 1}));
     EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::Int8, Layout::NCHW_VECT_C, {2, 8, 5, 7}).strides, (Dims{280, 140, 28, 4}));
+}
+
+}  // namespace
+
+namespace {
+
+// The one table of names (runtime/names.cpp), read back through both APIs.
+TEST(Names, RoundTripAndRejectUnknown) {
+    for (Layout l : {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C}) {
+        Layout back{};
+        ASSERT_NE(spacedepth::layout_name(l), nullptr);
+        EXPECT_TRUE(spacedepth::layout_from_name(spacedepth::layout_name(l), &back));
+        EXPECT_EQ(back, l);
+    }
+    EXPECT_STREQ(spacedepth::layout_name(Layout::NCHW_VECT_C), "NCHW_VECT_C");
+    EXPECT_EQ(spacedepth::layout_name(static_cast<Layout>(3)), nullptr);
+    for (Op op : {Op::SpaceToDepth, Op::DepthToSpace}) {
+        Op back{};
+        EXPECT_TRUE(spacedepth::op_from_name(spacedepth::op_name(op), &back));
+        EXPECT_EQ(back, op);
+    }
+    for (Order order : {Order::DCR, Order::CRD}) {
+        Order back{};
+        EXPECT_TRUE(spacedepth::order_from_name(spacedepth::order_name(order), &back));
+        EXPECT_EQ(back, order);
+    }
+    EXPECT_STREQ(spacedepth::op_name(Op::DepthToSpace), "depth_to_space");
+    EXPECT_STREQ(spacedepth::order_name(Order::CRD), "CRD");
+    Layout l = Layout::NCHW;
+    Op op = Op::DepthToSpace;
+    Order order = Order::CRD;
+    DType d = DType::Int8;
+    EXPECT_FALSE(spacedepth::layout_from_name("VECTC", &l));
+    EXPECT_FALSE(spacedepth::op_from_name("s2d", &op));
+    EXPECT_FALSE(spacedepth::order_from_name("dcr", &order));
+    EXPECT_FALSE(spacedepth::dtype_from_name("float", &d));
+    EXPECT_EQ(l, Layout::NCHW);  // untouched on failure
+    EXPECT_EQ(op, Op::DepthToSpace);
+    EXPECT_EQ(order, Order::CRD);
+    EXPECT_EQ(d, DType::Int8);
+    for (int i = 0; i < SD_DTYPE_COUNT; i++) {
+        const char *name = sd_dtype_name(static_cast<sd_dtype>(i));
+        sd_dtype back = SD_DTYPE_COUNT;
+        ASSERT_NE(name, nullptr);
+        EXPECT_EQ(sd_dtype_from_name(name, &back), SD_OK);
+        EXPECT_EQ(back, i);
+        EXPECT_EQ(sd_dtype_size(back), spacedepth::dtype_size(static_cast<DType>(i)));
+    }
+    EXPECT_EQ(sd_dtype_name(SD_DTYPE_COUNT), nullptr);
+    EXPECT_EQ(sd_dtype_size(SD_DTYPE_COUNT), 0);
 }
 
 }  // namespace

@@ -31,28 +31,40 @@ struct CallOptions {
     int threads = 0;
 };
 
+// Every name the library has for E (its enums count from 0), for CLI11's checks.
+template <typename E>
+std::vector<std::string> names_of(const char *(*name)(E)) {
+    std::vector<std::string> names;
+    for (int i = 0; name(static_cast<E>(i)) != nullptr; i++) names.emplace_back(name(static_cast<E>(i)));
+    return names;
+}
+
+template <typename E>
+E parse_name(const std::string &s, bool (*parse)(const std::string &, E *)) {
+    E value{};
+    parse(s, &value);  // CLI11 has checked the name against names_of()
+    return value;
+}
+
 void add_call_options(CLI::App *cmd, CallOptions &o, bool op_required) {
-    auto *op = cmd->add_option("--op", o.op, "space_to_depth or depth_to_space")
-                   ->check(CLI::IsMember({"space_to_depth", "depth_to_space"}));
+    auto *op = cmd->add_option("--op", o.op, "space_to_depth or depth_to_space")->check(CLI::IsMember(names_of(op_name)));
     if (op_required) op->required();
     cmd->add_option("--block", o.block, "block size B, or BHxBW for a rectangular block")->capture_default_str();
-    cmd->add_option("--order", o.order, "DCR or CRD")->check(CLI::IsMember({"DCR", "CRD"}))->capture_default_str();
+    cmd->add_option("--order", o.order, "DCR or CRD")->check(CLI::IsMember(names_of(order_name)))->capture_default_str();
     cmd->add_option("--layout", o.layout, "input layout")
-        ->check(CLI::IsMember({"NHWC", "NCHW", "NCHW_VECT_C"}))->capture_default_str();
+        ->check(CLI::IsMember(names_of(layout_name)))->capture_default_str();
     cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")
-        ->check(CLI::IsMember({"NHWC", "NCHW", "NCHW_VECT_C"}));
+        ->check(CLI::IsMember(names_of(layout_name)));
     cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N")
         ->check(CLI::NonNegativeNumber);
 }
 
-Layout parse_layout(const std::string &s) {
-    return s == "NHWC" ? Layout::NHWC : s == "NCHW" ? Layout::NCHW : Layout::NCHW_VECT_C;
-}
+Layout parse_layout(const std::string &s) { return parse_name(s, layout_from_name); }
 
 Params parse_params(const CallOptions &o) {
     Params p;
-    p.op = o.op == "depth_to_space" ? Op::DepthToSpace : Op::SpaceToDepth;
-    p.order = o.order == "CRD" ? Order::CRD : Order::DCR;
+    p.op = parse_name(o.op, op_from_name);
+    p.order = parse_name(o.order, order_from_name);
     p.threads = o.threads;
     long long bh = 0, bw = 0;
     char tail = 0;

@@ -1,4 +1,4 @@
-/* The second seed example of SPEC.md section 6 through the installed C API: TensorFlow
+/* The second seed example of docs/SPEC.md section 6 through the installed C API: TensorFlow
  * DepthToSpace, NHWC, DCR, block 2, input [1, 1, 1, 12] -> [1, 2, 2, 3]. Exits 0 only if the
  * result is exactly the seed's. */
 #include <spacedepth/spacedepth_c.h>

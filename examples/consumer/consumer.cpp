@@ -1,4 +1,4 @@
-// The first seed example of SPEC.md section 6 through the installed C++ API, both directions:
+// The first seed example of docs/SPEC.md section 6 through the installed C++ API, both directions:
 // TensorFlow SpaceToDepth, NHWC, DCR, block 2, input [1, 4, 4, 1]. Exits 0 only if both results
 // are exactly the seed's.
 #include <spacedepth/spacedepth.h>

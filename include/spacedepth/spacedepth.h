@@ -96,12 +96,17 @@ std::string build_info();
 void set_num_threads(int threads);  // process-wide; 0 = one per core
 int num_threads();
 
-int dtype_size(DType dtype);
+// Names: "float32", "NCHW_VECT_C", "space_to_depth", "DCR"; nullptr for a value out of range.
+// The *_from_name functions return false for an unknown name.
+int dtype_size(DType dtype);  // bytes; 0 when out of range
 const char *dtype_name(DType dtype);
 bool dtype_from_name(const std::string &name, DType *dtype);
 const char *op_name(Op op);
+bool op_from_name(const std::string &name, Op *op);
 const char *order_name(Order order);
+bool order_from_name(const std::string &name, Order *order);
 const char *layout_name(Layout layout);
+bool layout_from_name(const std::string &name, Layout *layout);
 const char *version();  // the library version, as spacedepth_version() (spacedepth/version.h)
 
 }  // namespace spacedepth

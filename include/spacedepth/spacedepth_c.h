@@ -2,7 +2,8 @@
  *
  * Every call returns an sd_status. On failure nothing has been written to the output, and
  * sd_last_error() returns one line naming the broken rule and the values involved (per thread).
- * Nothing is thrown across this boundary, and no call aborts the process.
+ * Nothing is thrown across this boundary, and no call aborts the process. The library's version
+ * is spacedepth_version() (spacedepth/version.h, included here).
  */
 #ifndef SPACEDEPTH_C_H
 #define SPACEDEPTH_C_H
@@ -23,7 +24,8 @@ typedef enum sd_status {
     SD_ERROR_OVERLAP = 4,          /* input and output memory overlap, or the output aliases itself */
     SD_ERROR_NULL_DATA = 5,        /* null data pointer with a non-zero size */
     SD_ERROR_UNSUPPORTED = 6,      /* a valid request this build cannot run */
-    SD_ERROR_KERNEL = 7            /* the Halide kernel reported an error; the message carries it */
+    SD_ERROR_KERNEL = 7,           /* the Halide kernel reported an error; the message carries it */
+    SD_ERROR_OUT_OF_MEMORY = 8     /* an allocation failed, in host or device memory */
 } sd_status;
 
 /* Every enum below spans the whole int range (the _RANGE_ enumerators are never valid values),
@@ -78,7 +80,7 @@ sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layo
 /* The logical output dims (N, C, H, W) that params imply for an input of in_dims. */
 sd_status sd_output_dims(const sd_params *params, const int64_t in_dims[4], int64_t out_dims[4]);
 
-/* Runs params->op from in to out. Validates everything first (SPEC section 5). */
+/* Runs params->op from in to out. Validates everything first (docs/SPEC.md section 5). */
 sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *out);
 
 /* The same op on CUDA device memory: in->data and out->data are device pointers (CUdeviceptr)
@@ -100,9 +102,6 @@ sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype);
 /* Process-wide thread count for kernels that run in parallel (0 = one per core). */
 sd_status sd_set_num_threads(int threads);
 int sd_get_num_threads(void);
-
-/* The same string as spacedepth_version() (spacedepth/version.h). */
-const char *sd_version(void);
 
 #ifdef __cplusplus
 }

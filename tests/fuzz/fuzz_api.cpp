@@ -8,7 +8,7 @@
 // sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors
 // would need more are made only if they overflow 64 bits, since then no memory is touched.
 //
-// What must hold, checked here with rules written from SPEC section 5 (not the runtime's code):
+// What must hold, checked here with rules written from docs/SPEC.md section 5 (not the runtime's code):
 //   - the call returns, whatever the input (no crash, no sanitizer report, no hang);
 //   - a rejected call leaves the output buffer and the input untouched, and sets a message;
 //   - an accepted call satisfied every rule, and its output, padding included, equals the
@@ -80,7 +80,7 @@ int64_t span_bytes(const sd_tensor &t, int elem) {
     return bytes > INT64_MAX ? -1 : static_cast<int64_t>(bytes);
 }
 
-// SPEC section 5, written out independently. Memory rules (null data, overlap, aliasing) are
+// docs/SPEC.md section 5, written out independently. Memory rules (null data, overlap, aliasing) are
 // checked by the caller.
 bool shapes_valid(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
     if (!valid_enums(p, in, out) || p.threads < 0) return false;
@@ -88,7 +88,7 @@ bool shapes_valid(const sd_params &p, const sd_tensor &in, const sd_tensor &out)
     const int elem = sd_dtype_size(in.dtype);
     if ((in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C) && elem != 1) return false;
     const __int128 area = static_cast<__int128>(p.block_h) * p.block_w;
-    if (area > INT64_MAX) return false;  // SPEC: bh*bw is overflow-checked
+    if (area > INT64_MAX) return false;  // docs/SPEC.md: bh*bw is overflow-checked
     const bool s2d = p.op == SD_SPACE_TO_DEPTH;
     const int64_t *d = in.dims;
     for (int i = 0; i < 4; i++) {
@@ -253,7 +253,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (fully_valid) fail("a valid call was rejected", p, in, out, s);
         return 0;
     }
-    if (!valid_shapes) fail("a call breaking a SPEC rule was accepted", p, in, out, s);
+    if (!valid_shapes) fail("a call breaking a docs/SPEC.md rule was accepted", p, in, out, s);
     if (null_data && nonempty) fail("null data with a non-zero size was accepted", p, in, out, s);
     if (overlapping && nonempty) fail("overlapping input and output were accepted", p, in, out, s);
     if (self_alias) fail("an output whose elements share memory was accepted", p, in, out, s);

@@ -1,0 +1,84 @@
+// The contract between the runtime's planners (runtime/plan_cpu.cpp, runtime/plan_gpu.cpp) and
+// the schedules (schedules/): what a kernel is called with, and what each slot of its view means.
+// Both sides include this header; nothing else states these facts. Plain C++, no Halide.
+//
+// Every kernel computes out(x0..x5) = in(x0..x5) over a 6-D strided view (the generator,
+// generators/permute_copy_generator.cpp). A kernel is one (device, family, element width); the
+// build declares each set of them once (generators/CMakeLists.txt, spacedepth_add_kernel_set).
+#pragma once
+
+#include <cstdint>
+
+struct halide_buffer_t;
+
+namespace spacedepth {
+
+// Rank of every kernel's buffers. The planners fit every call into this many dims and run any
+// further outer dims as a loop of kernel calls.
+constexpr int kKernelRank = 6;
+
+// halide_dimension_t holds int32 extents and strides; larger ones become executor loops.
+constexpr int64_t kMaxKernelExtent = INT32_MAX;
+constexpr int64_t kMaxKernelStride = INT32_MAX;
+
+// The entry point of every kernel: (user_context, input, parallel, output). `parallel` false
+// keeps the kernel in the caller's thread, away from the thread pool.
+using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t *);
+
+// Where a call's tensors live and which build of the kernels runs it.
+//   Host:   host memory, the CPU kernels.
+//   Cuda:   CUDA device memory, the CUDA kernels.
+//   OpenCL: host memory, run by the OpenCL build of the GPU schedules (the tests run it on PoCL).
+enum class Device : int { Host, Cuda, OpenCL };
+
+// The schedule families; the generator parameter `family` takes their names.
+//   General:   CPU: the specialisation ladder (run copies, interleaves, deinterleaves, short runs,
+//              small transposes). GPU: block digits unrolled in a thread, coalesced threads.
+//   Transpose: register tiles (CPU) or shared-memory tiles (GPU) for views whose output is dense
+//              along slot 0 and whose input is dense along slot 1 (fused NCHW <-> NHWC).
+//   Small:     CPU only: serial, least entry cost, for tensors of a few KiB.
+enum class KernelFamily : int { General, Transpose, Small };
+constexpr int kKernelFamilyCount = 3;
+
+constexpr const char *kernel_family_name(KernelFamily f) {
+    return f == KernelFamily::General ? "general" : f == KernelFamily::Transpose ? "transpose" : "small";
+}
+constexpr const char *device_name(Device d) { return d == Device::Host ? "host" : d == Device::Cuda ? "cuda" : "opencl"; }
+
+// Kernel element widths in bytes; a wider dtype moves as several elements of 8 bytes.
+constexpr int kKernelWidths[] = {1, 2, 4, 8};
+constexpr int kKernelWidthCount = 4;
+constexpr int kernel_width_index(int width) { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }
+
+// ---- CPU views (runtime/plan_cpu.cpp -> schedules/cpu_ladder.cpp).
+// Dims are sorted by output stride (slot 0 is the output's densest dim), size-1 dims dropped,
+// dims contiguous on both sides merged, the element widened as far as runs and strides allow.
+// Slots 0 .. kCpuPatternSlots-1 hold the innermost dims: the ladder's patterns are stride and
+// extent tests on these. The last kCpuParallelSlots slots hold the outermost dims, which the
+// schedules fuse and split into parallel tasks. Unit dims (extent 1) pad the slots between.
+constexpr int kCpuPatternSlots = 4;
+constexpr int kCpuParallelSlots = 2;
+static_assert(kCpuPatternSlots + kCpuParallelSlots == kKernelRank, "every CPU slot has one role");
+
+// ---- GPU views (runtime/plan_gpu.cpp -> schedules/gpu.cpp).
+// General family, by slot:
+//   0, 1  block digits (extent <= kGpuMaxThreadDigit) with a stride of 1 on one side, done
+//         inside one thread;
+//   2     the thread index: dense on the output or, when the output's dense dim is a block
+//         digit, on the input, so a warp's loads and stores both cover contiguous memory;
+//   3     the thread index's outer part (grid y, in tiles of kGpuTileEdge);
+//   4, 5  the rest, fused into grid z.
+// Transpose family: slot 0 the output's dense dim, slot 1 the input's (both at least
+// kGpuMinTransposeExtent long; grid y in tiles of kGpuTileEdge), slots 2-5 fused into grid z.
+constexpr int kGpuThreadSlot = 2;
+constexpr int kGpuTiledSlot = 3;           // general: the slot cut into grid-y tiles
+constexpr int kGpuTransposeTiledSlot = 1;  // transpose: the same
+constexpr int64_t kGpuMaxThreadDigit = 8;
+constexpr int64_t kGpuMinTransposeExtent = 16;
+// A 32 x 32 tile per block of 32 x 8 threads, four rows a thread.
+constexpr int kGpuTileEdge = 32;
+constexpr int kGpuThreadRows = 8;
+// CUDA's limit on grid y and z: the planner keeps both within it, chunking larger views.
+constexpr int64_t kMaxGpuGridBlocks = 65535;
+
+}  // namespace spacedepth

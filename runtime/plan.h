@@ -1,0 +1,45 @@
+// Planning: a View made ready for the kernels (plan_cpu.cpp, plan_gpu.cpp). The kernel side of
+// the contract, what each slot means to the schedules, is generators/kernel_contract.h.
+#pragma once
+
+#include "generators/kernel_contract.h"
+#include "runtime/view.h"
+
+#include <string>
+
+namespace spacedepth::detail {
+
+// A loop the executor runs around the kernel call.
+struct LoopDim {
+    int64_t extent;        // iterations
+    int64_t in_stride;     // in `width` units, per iteration
+    int64_t out_stride;
+    int chunked_dim = -1;  // >= 0: this loop walks kernel dim chunked_dim in chunks of chunk
+    int64_t chunk = 0;
+    int64_t total = 0;     // the chunked dim's full extent
+};
+
+// In units of `width` bytes: exactly kKernelRank kernel dims, and the loop dims around them.
+struct Plan {
+    Device device = Device::Host;
+    KernelFamily family = KernelFamily::General;
+    int width = 1;                                 // bytes per kernel element: 1, 2, 4 or 8
+    DimList kernel_dims;                           // kKernelRank slots, innermost first
+    SmallVector<LoopDim, 2 * kMaxDims> loop_dims;  // run by the executor, innermost first
+    Fragments fragments;                           // in width units; empty: the single pair (0, 0)
+    bool parallel = false;
+};
+
+// The plan for one call on `device` (plan_cpu.cpp; GPU devices continue in plan_for_gpu).
+Plan normalize(const Problem &problem, const View &view, Device device = Device::Host);
+std::string describe_plan(const Plan &plan);
+
+// Steps the two planners share (plan_cpu.cpp).
+// Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).
+DimList merge_contiguous(const DimList &dims);
+// The dims whose strides fit the kernel's int32 strides; the others become plan->loop_dims.
+DimList dims_with_kernel_strides(const DimList &dims, Plan *plan);
+// Places normalised dims (width units) into a GPU plan's slots (plan_gpu.cpp).
+void plan_for_gpu(const DimList &dims, Plan *plan);
+
+}  // namespace spacedepth::detail

@@ -107,7 +107,8 @@ MemcpyYardstick yardstick(Setup &s, int threads) {
     AlignedBuffer scratch(s.bytes);
     MemcpyYardstick y;
     y.gbps_1t = yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, 1);
-    y.gbps_best = std::max(y.gbps_1t, threads > 1 ? yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
+    y.gbps_best = std::max(y.gbps_1t,
+                           threads > 1 ? yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
     return y;
 }
 
@@ -220,34 +221,49 @@ void BM_fixed_cost(benchmark::State &state) {
 int register_all() {
     benchmark::RegisterBenchmark("fixed_cost/bytes:64", BM_fixed_cost);
     for (const Case &c : bench::all_cases()) {
-        if (c.name != "D2S_NHWC_DCR_f32_C16_b2" && c.name != "D2S_NCHW_CRD_f32_C3_b2" && c.name != "S2D_NCHW_DCR_u8_C16_b2") continue;
+        if (c.name != "D2S_NHWC_DCR_f32_C16_b2" && c.name != "D2S_NCHW_CRD_f32_C3_b2" &&
+            c.name != "S2D_NCHW_DCR_u8_C16_b2")
+            continue;
         for (int64_t size : {32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20}) {
             for (int parallel : {0, 1}) {
                 benchmark::RegisterBenchmark(("threshold/" + c.name).c_str(), BM_threshold, c)
-                    ->Args({size, parallel})->ArgNames({"bytes", "parallel"})->UseRealTime();
+                    ->Args({size, parallel})
+                    ->ArgNames({"bytes", "parallel"})
+                    ->UseRealTime();
             }
         }
     }
     for (int64_t size : bench::kSizes) {
         for (int threads : {1, 2}) {
-            benchmark::RegisterBenchmark("memcpy", BM_memcpy)->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+            benchmark::RegisterBenchmark("memcpy", BM_memcpy)
+                ->Args({size, threads})
+                ->ArgNames({"bytes", "threads"})
+                ->UseRealTime();
         }
         for (const Case &c : bench::all_cases()) {
             for (int threads : {1, 2}) {
                 benchmark::RegisterBenchmark(("spacedepth/" + c.name).c_str(), BM_spacedepth, c)
-                    ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+                    ->Args({size, threads})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
                 if (bench::eigen_applies(c)) {
                     benchmark::RegisterBenchmark(("eigen/" + c.name).c_str(), BM_peer<bench::eigen_peer>, c)
-                        ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+                        ->Args({size, threads})
+                        ->ArgNames({"bytes", "threads"})
+                        ->UseRealTime();
                 }
                 if (bench::xnnpack_applies(c)) {
                     benchmark::RegisterBenchmark(("xnnpack/" + c.name).c_str(), BM_peer<bench::xnnpack_peer>, c)
-                        ->Args({size, threads})->ArgNames({"bytes", "threads"})->UseRealTime();
+                        ->Args({size, threads})
+                        ->ArgNames({"bytes", "threads"})
+                        ->UseRealTime();
                 }
             }
             if (size <= (2 << 20)) {  // the scalar loop takes seconds per call beyond cache
                 benchmark::RegisterBenchmark(("naive/" + c.name).c_str(), BM_peer<naive_peer>, c)
-                    ->Args({size, 1})->ArgNames({"bytes", "threads"})->UseRealTime();
+                    ->Args({size, 1})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
             }
         }
     }
@@ -266,7 +282,7 @@ int register_all() {
 struct Schedule {
     std::string name;
     const detail::KernelTable *kernels;  // null: the library's own
-    bool default_switch_points;      // runtime/tuning.h's defaults rather than the tuned ones
+    bool default_switch_points;          // runtime/tuning.h's defaults rather than the tuned ones
 };
 
 std::vector<Schedule> schedules() {
@@ -351,10 +367,12 @@ void BM_shape(benchmark::State &state, ShapeClass sc, Schedule sched) {
 void register_shapes(const std::string &path, double seconds) {
     const std::vector<Schedule> list = schedules();
     for (const ShapeClass &sc : read_shape_classes(path)) {
-        const auto iterations = static_cast<benchmark::IterationCount>(std::max(3.0, seconds * 1e10 / (2.0 * sc.bytes)));
+        const auto iterations =
+            static_cast<benchmark::IterationCount>(std::max(3.0, seconds * 1e10 / (2.0 * sc.bytes)));
         for (const Schedule &sched : list) {
             benchmark::RegisterBenchmark(("shape/" + sc.c.name + "/" + sched.name).c_str(), BM_shape, sc, sched)
-                ->Iterations(iterations)->UseRealTime();
+                ->Iterations(iterations)
+                ->UseRealTime();
         }
     }
 }
@@ -378,7 +396,8 @@ void set_switch_points_from(const std::string &spec) {
     std::string item;
     while (std::getline(in, item, ',')) {
         const size_t eq = item.find('=');
-        if (eq == std::string::npos || !detail::set_switch_point(&p, item.substr(0, eq), std::stoll(item.substr(eq + 1)))) {
+        if (eq == std::string::npos ||
+            !detail::set_switch_point(&p, item.substr(0, eq), std::stoll(item.substr(eq + 1)))) {
             throw std::runtime_error("--switch_points: unknown item '" + item + "'");
         }
     }
@@ -395,9 +414,15 @@ void print_cases_json() {
         for (int64_t bytes : bench::kSizes) {
             plans[std::to_string(bytes)] = planned_call(c, bytes, 1);
         }
-        cases.push_back({{"name", c.name}, {"op", op_name(c.op)}, {"order", order_name(c.order)},
-                         {"layout", layout_name(c.layout)}, {"out_layout", layout_name(c.out_layout)},
-                         {"dtype", dtype_name(c.dtype)}, {"channels", c.small_channels}, {"bh", c.bh}, {"bw", c.bw},
+        cases.push_back({{"name", c.name},
+                         {"op", op_name(c.op)},
+                         {"order", order_name(c.order)},
+                         {"layout", layout_name(c.layout)},
+                         {"out_layout", layout_name(c.out_layout)},
+                         {"dtype", dtype_name(c.dtype)},
+                         {"channels", c.small_channels},
+                         {"bh", c.bh},
+                         {"bw", c.bw},
                          {"plans", plans}});
     }
     std::cout << nlohmann::json{{"cases", cases}, {"sizes", bench::kSizes}}.dump(1) << "\n";

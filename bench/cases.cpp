@@ -23,7 +23,14 @@ Case make(Op op, Order order, Layout in, Layout out, DType dtype, int64_t c, int
     std::string block = bh == bw ? "b" + std::to_string(bh) : "b" + std::to_string(bh) + "x" + std::to_string(bw);
     return {std::string(op == Op::DepthToSpace ? "D2S" : "S2D") + "_" + layouts + "_" + order_name(order) + "_" +
                 short_name(dtype) + "_C" + std::to_string(c) + "_" + block,
-            op, order, in, out, dtype, c, bh, bw};
+            op,
+            order,
+            in,
+            out,
+            dtype,
+            c,
+            bh,
+            bw};
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 #include "HalideRuntime.h"
 
 #define EIGEN_USE_THREADS
-#include <unsupported/Eigen/CXX11/Tensor>
-#include <xnnpack.h>
 #include <pthreadpool.h>
+#include <xnnpack.h>
+#include <unsupported/Eigen/CXX11/Tensor>
 
 #include <array>
 #include <cstring>
@@ -35,7 +35,8 @@ Axes deep_axes(Layout l, Order o) {
 template <typename T>
 std::function<void()> eigen_shuffle(const Case &c, const Tensor &in, const Tensor &out, int threads) {
     const Tensor &space = c.op == Op::SpaceToDepth ? in : out;
-    const std::array<int64_t, 6> extent = {space.dims[0], space.dims[1], space.dims[2] / c.bh, c.bh, space.dims[3] / c.bw, c.bw};
+    const std::array<int64_t, 6> extent = {space.dims[0], space.dims[1],        space.dims[2] / c.bh,
+                                           c.bh,          space.dims[3] / c.bw, c.bw};
     const Axes in_axes = c.op == Op::SpaceToDepth ? space_axes(c.layout) : deep_axes(c.layout, c.order);
     const Axes out_axes = c.op == Op::SpaceToDepth ? deep_axes(c.layout, c.order) : space_axes(c.layout);
     Eigen::array<Eigen::Index, 6> in_dims, out_dims, perm;
@@ -75,7 +76,8 @@ bool eigen_applies(const Case &c) {
 bool xnnpack_applies(const Case &c) {
     const bool nhwc = c.layout == Layout::NHWC && c.out_layout == Layout::NHWC;
     const bool nchw2nhwc = c.layout == Layout::NCHW && c.out_layout == Layout::NHWC;
-    return c.op == Op::DepthToSpace && c.order == Order::DCR && dtype_size(c.dtype) == 4 && c.bh == c.bw && (nhwc || nchw2nhwc);
+    return c.op == Op::DepthToSpace && c.order == Order::DCR && dtype_size(c.dtype) == 4 && c.bh == c.bw &&
+           (nhwc || nchw2nhwc);
 }
 
 std::function<void()> eigen_peer(const Case &c, const Tensor &in, const Tensor &out, int threads) {

@@ -11,7 +11,9 @@ namespace bench {
 
 bool eigen_applies(const Case &c);
 bool xnnpack_applies(const Case &c);
-std::function<void()> eigen_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out, int threads);
-std::function<void()> xnnpack_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out, int threads);
+std::function<void()> eigen_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out,
+                                 int threads);
+std::function<void()> xnnpack_peer(const Case &c, const spacedepth::Tensor &in, const spacedepth::Tensor &out,
+                                   int threads);
 
 }  // namespace bench

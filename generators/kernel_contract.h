@@ -43,7 +43,9 @@ constexpr int kKernelFamilyCount = 3;
 constexpr const char *kernel_family_name(KernelFamily f) {
     return f == KernelFamily::General ? "general" : f == KernelFamily::Transpose ? "transpose" : "small";
 }
-constexpr const char *device_name(Device d) { return d == Device::Host ? "host" : d == Device::Cuda ? "cuda" : "opencl"; }
+constexpr const char *device_name(Device d) {
+    return d == Device::Host ? "host" : d == Device::Cuda ? "cuda" : "opencl";
+}
 
 // Kernel element widths in bytes; a wider dtype moves as several elements of 8 bytes.
 constexpr int kKernelWidths[] = {1, 2, 4, 8};

@@ -23,7 +23,8 @@ using namespace Halide;
 
 class PermuteCopy : public Generator<PermuteCopy> {
 public:
-    GeneratorParam<KernelFamily> family{"family", KernelFamily::General,
+    GeneratorParam<KernelFamily> family{"family",
+                                        KernelFamily::General,
                                         {{kernel_family_name(KernelFamily::General), KernelFamily::General},
                                          {kernel_family_name(KernelFamily::Transpose), KernelFamily::Transpose},
                                          {kernel_family_name(KernelFamily::Small), KernelFamily::Small}}};

@@ -14,9 +14,7 @@
 
 namespace spacedepth::detail {
 
-Status error(sd_status code, const std::string &message) {
-    return Status(code, message);
-}
+Status error(sd_status code, const std::string &message) { return Status(code, message); }
 
 std::string dims_str(const int64_t dims[4]) {
     std::ostringstream s;
@@ -51,8 +49,9 @@ Status run_unguarded(const sd_params &params, const sd_tensor &in, const sd_tens
     // A build for CPU features this CPU lacks (SPACEDEPTH_TARGETS without a baseline target)
     // would fault on its first instruction: refuse instead.
     if (call.device == Device::Host && cpu_kernel_target() == "none") {
-        return error(SD_ERROR_UNSUPPORTED, std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
-                                               SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
+        return error(SD_ERROR_UNSUPPORTED,
+                     std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
+                         SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
     }
     return execute(problem, normalize(problem, build_view(problem), call.device), call);
 }
@@ -108,9 +107,7 @@ Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims) {
     return s;
 }
 
-Status run(const Params &params, const Tensor &in, const Tensor &out) {
-    return detail::run_on(params, in, out, {});
-}
+Status run(const Params &params, const Tensor &in, const Tensor &out) { return detail::run_on(params, in, out, {}); }
 
 Status run_cuda(const Params &params, const Tensor &in, const Tensor &out, const CudaStream &stream) {
     return detail::run_on(params, in, out, {Device::Cuda, stream.context, stream.stream});

@@ -84,9 +84,7 @@ sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_ten
     });
 }
 
-const char *sd_last_error(void) {
-    return last_error.c_str();
-}
+const char *sd_last_error(void) { return last_error.c_str(); }
 
 const char *sd_status_name(sd_status status) {
     switch (status) {
@@ -103,13 +101,9 @@ const char *sd_status_name(sd_status status) {
     return "unknown status";
 }
 
-const char *sd_dtype_name(sd_dtype dtype) {
-    return spacedepth::detail::dtype_label(dtype);
-}
+const char *sd_dtype_name(sd_dtype dtype) { return spacedepth::detail::dtype_label(dtype); }
 
-int sd_dtype_size(sd_dtype dtype) {
-    return spacedepth::detail::dtype_bytes(dtype);
-}
+int sd_dtype_size(sd_dtype dtype) { return spacedepth::detail::dtype_bytes(dtype); }
 
 sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype) {
     return guarded([&]() -> spacedepth::Status {
@@ -128,19 +122,16 @@ sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype) {
 sd_status sd_set_num_threads(int threads) {
     return guarded([&]() -> spacedepth::Status {
         if (threads < 0) {
-            return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT, "threads must be >= 0: got " + std::to_string(threads));
+            return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT,
+                                      "threads must be >= 0: got " + std::to_string(threads));
         }
         spacedepth::detail::set_pool_threads(threads);
         return {};
     });
 }
 
-int sd_get_num_threads(void) {
-    return spacedepth::detail::pool_threads();
-}
+int sd_get_num_threads(void) { return spacedepth::detail::pool_threads(); }
 
-const char *spacedepth_version(void) {
-    return SPACEDEPTH_VERSION_STRING;
-}
+const char *spacedepth_version(void) { return SPACEDEPTH_VERSION_STRING; }
 
 }  // extern "C"

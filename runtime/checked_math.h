@@ -6,12 +6,8 @@
 
 namespace spacedepth::detail {
 
-inline bool checked_mul(int64_t a, int64_t b, int64_t *result) {
-    return !__builtin_mul_overflow(a, b, result);
-}
+inline bool checked_mul(int64_t a, int64_t b, int64_t *result) { return !__builtin_mul_overflow(a, b, result); }
 
-inline bool checked_add(int64_t a, int64_t b, int64_t *result) {
-    return !__builtin_add_overflow(a, b, result);
-}
+inline bool checked_add(int64_t a, int64_t b, int64_t *result) { return !__builtin_add_overflow(a, b, result); }
 
 }  // namespace spacedepth::detail

@@ -113,8 +113,7 @@ int attach(ErrorSink &sink, halide_buffer_t &buf, halide_buffer_t &span, halide_
            const DeviceCall &call) {
     buf.host = address;
     switch (call.device) {
-    case Device::Host:
-        return 0;
+    case Device::Host: return 0;
     case Device::OpenCL:
 #if SPACEDEPTH_HAS_OPENCL
     {
@@ -136,8 +135,7 @@ int attach(ErrorSink &sink, halide_buffer_t &buf, halide_buffer_t &span, halide_
 #else
         break;
 #endif
-    case Device::Cuda:
-        buf.host = nullptr;
+    case Device::Cuda: buf.host = nullptr;
 #if SPACEDEPTH_HAS_CUDA
         return halide_cuda_wrap_device_ptr(&sink, &buf, reinterpret_cast<uint64_t>(address));
 #else
@@ -188,7 +186,8 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
     }
     KernelFn fn = kernel->fn;
     if (call.device == Device::Host && call.host_kernel_overrides != nullptr) {
-        if (KernelFn other = (*call.host_kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {
+        if (KernelFn other =
+                (*call.host_kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {
             fn = other;
         }
     }
@@ -251,7 +250,8 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
             }
             rc = detach(sink, b, call, rc);
             if (rc != 0) {
-                const bool no_memory = rc == halide_error_code_out_of_memory || rc == halide_error_code_device_malloc_failed;
+                const bool no_memory =
+                    rc == halide_error_code_out_of_memory || rc == halide_error_code_device_malloc_failed;
                 return error(no_memory ? SD_ERROR_OUT_OF_MEMORY : SD_ERROR_KERNEL,
                              std::string("Halide kernel ") + kernel->name + " failed with code " + std::to_string(rc) +
                                  ": " + sink.message);
@@ -272,9 +272,7 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
     return {};
 }
 
-void set_pool_threads(int threads) {
-    halide_set_num_threads(threads < 0 ? 0 : threads);
-}
+void set_pool_threads(int threads) { halide_set_num_threads(threads < 0 ? 0 : threads); }
 
 int pool_threads() {
     // halide_set_num_threads returns the previous value; set it back unchanged.

@@ -16,9 +16,9 @@ struct DTypeInfo {
 
 // Indexed by sd_dtype.
 constexpr DTypeInfo kDTypes[] = {
-    {"bool", 1},       {"int8", 1},       {"uint8", 1},     {"qint8", 1},     {"quint8", 1},   {"int16", 2},
-    {"uint16", 2},     {"float16", 2},    {"bfloat16", 2},  {"int32", 4},     {"uint32", 4},   {"float32", 4},
-    {"qint32", 4},     {"int64", 8},      {"uint64", 8},    {"float64", 8},   {"complex64", 8}, {"complex128", 16},
+    {"bool", 1},   {"int8", 1},    {"uint8", 1},    {"qint8", 1},   {"quint8", 1},    {"int16", 2},
+    {"uint16", 2}, {"float16", 2}, {"bfloat16", 2}, {"int32", 4},   {"uint32", 4},    {"float32", 4},
+    {"qint32", 4}, {"int64", 8},   {"uint64", 8},   {"float64", 8}, {"complex64", 8}, {"complex128", 16},
 };
 static_assert(sizeof(kDTypes) / sizeof(kDTypes[0]) == SD_DTYPE_COUNT, "one entry per sd_dtype, in order");
 
@@ -87,7 +87,8 @@ Status dense_strides(sd_layout layout, const int64_t dims[4], int64_t strides[4]
         order = kNCHW;
         if (layout == SD_LAYOUT_NCHW_VECT_C) {
             if (dims[1] % 4 != 0) {
-                return error(SD_ERROR_SHAPE, "NCHW_VECT_C needs channels divisible by 4: got C=" + std::to_string(dims[1]));
+                return error(SD_ERROR_SHAPE,
+                             "NCHW_VECT_C needs channels divisible by 4: got C=" + std::to_string(dims[1]));
             }
             c_extent = dims[1] / 4;
         }

@@ -11,12 +11,12 @@ namespace spacedepth::detail {
 
 // A loop the executor runs around the kernel call.
 struct LoopDim {
-    int64_t extent;        // iterations
-    int64_t in_stride;     // in `width` units, per iteration
+    int64_t extent;     // iterations
+    int64_t in_stride;  // in `width` units, per iteration
     int64_t out_stride;
     int chunked_dim = -1;  // >= 0: this loop walks kernel dim chunked_dim in chunks of chunk
     int64_t chunk = 0;
-    int64_t total = 0;     // the chunked dim's full extent
+    int64_t total = 0;  // the chunked dim's full extent
 };
 
 // In units of `width` bytes: exactly kKernelRank kernel dims, and the loop dims around them.

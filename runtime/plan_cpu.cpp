@@ -48,7 +48,8 @@ namespace {
 DimList arrange_for_kernel(const DimList &dims) {
     DimList slots(kKernelRank, ViewDim{1, 0, 0});
     const size_t r = dims.size();
-    const size_t inner = r == 0 ? 0 : std::min<size_t>(r - 1, r > kCpuPatternSlots ? kCpuPatternSlots : kCpuPatternSlots - 1);
+    const size_t inner =
+        r == 0 ? 0 : std::min<size_t>(r - 1, r > kCpuPatternSlots ? kCpuPatternSlots : kCpuPatternSlots - 1);
     for (size_t i = 0; i < r; i++) {
         slots[i < inner ? i : kKernelRank - (r - i)] = dims[i];
     }
@@ -84,7 +85,8 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     // Widen: the largest kernel element (8/4/2/1 bytes) that divides the contiguous innermost run,
     // every stride, every offset and both base addresses.
     Plan plan;
-    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data), out_addr = reinterpret_cast<uintptr_t>(p.out.data);
+    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data),
+                    out_addr = reinterpret_cast<uintptr_t>(p.out.data);
     for (int w : {8, 4, 2, 1}) {
         bool ok = in_addr % w == 0 && out_addr % w == 0;
         for (size_t i = 0; i < dims.size(); i++) {
@@ -204,6 +206,5 @@ std::string describe_plan(const Plan &plan) {
     s << (plan.parallel ? ", parallel" : ", serial");
     return s.str();
 }
-
 
 }  // namespace spacedepth::detail

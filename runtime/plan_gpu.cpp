@@ -114,5 +114,4 @@ void plan_for_gpu(const DimList &view_dims, Plan *plan) {
     plan->parallel = false;  // the grid replaces the CPU pool
 }
 
-
 }  // namespace spacedepth::detail

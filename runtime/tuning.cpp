@@ -85,9 +85,12 @@ CurrentSwitchPoints &current() {
 
 std::vector<Feature> cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
-    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0}, {"avx", __builtin_cpu_supports("avx") != 0},
-            {"avx2", __builtin_cpu_supports("avx2") != 0},    {"fma", __builtin_cpu_supports("fma") != 0},
-            {"f16c", has_f16c()},                             {"avx512", __builtin_cpu_supports("avx512f") != 0},
+    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0},
+            {"avx", __builtin_cpu_supports("avx") != 0},
+            {"avx2", __builtin_cpu_supports("avx2") != 0},
+            {"fma", __builtin_cpu_supports("fma") != 0},
+            {"f16c", has_f16c()},
+            {"avx512", __builtin_cpu_supports("avx512f") != 0},
             {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                                    __builtin_cpu_supports("avx512cd")}};
@@ -116,17 +119,14 @@ TuningInfo tuning_info() {
     return info;
 }
 
-SwitchPoints switch_points() {
-    return current().load();
-}
+SwitchPoints switch_points() { return current().load(); }
 
-void set_switch_points(const SwitchPoints &points) {
-    current().store(points);
-}
+void set_switch_points(const SwitchPoints &points) { current().store(points); }
 
 std::string format_switch_points(const SwitchPoints &points) {
     std::string s;
-#define SPACEDEPTH_SWITCH_POINT(name, default_value) s += (s.empty() ? "" : " ") + std::string(#name "=") + std::to_string(points.name);
+#define SPACEDEPTH_SWITCH_POINT(name, default_value) \
+    s += (s.empty() ? "" : " ") + std::string(#name "=") + std::to_string(points.name);
 #include "runtime/switch_points.inc"
 #undef SPACEDEPTH_SWITCH_POINT
     return s;

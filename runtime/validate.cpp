@@ -14,7 +14,6 @@ namespace {
 
 const char *kDimNames[4] = {"N", "C", "H", "W"};
 
-
 // A tensor's memory as (extent, stride) pairs in elements, the NCHW_VECT_C lane dim included.
 SmallVector<std::pair<int64_t, int64_t>, 5> memory_dims(const sd_tensor &t) {
     SmallVector<std::pair<int64_t, int64_t>, 5> d;
@@ -59,8 +58,8 @@ Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64
     overflow |= !checked_mul(count, elem, &bytes);
     if (overflow || static_cast<uint64_t>(span) > SIZE_MAX) {
         std::ostringstream m;
-        m << op << ": " << which << " size overflows 64-bit arithmetic (dims " << dims_str(t.dims)
-          << ", strides " << dims_str(t.strides) << ", " << elem << "-byte elements)";
+        m << op << ": " << which << " size overflows 64-bit arithmetic (dims " << dims_str(t.dims) << ", strides "
+          << dims_str(t.strides) << ", " << elem << "-byte elements)";
         return error(SD_ERROR_OVERFLOW, m.str());
     }
     s->count = count;
@@ -92,10 +91,12 @@ Status check_params(const sd_params &p) {
     }
     const std::string op = op_label(p.op);
     if (p.order != SD_ORDER_DCR && p.order != SD_ORDER_CRD) {
-        return error(SD_ERROR_INVALID_ARGUMENT, op + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
+        return error(SD_ERROR_INVALID_ARGUMENT,
+                     op + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
     }
     if (p.block_h < 1 || p.block_w < 1) {
-        return error(SD_ERROR_INVALID_ARGUMENT, op + ": block sizes must be >= 1: got block " + std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
+        return error(SD_ERROR_INVALID_ARGUMENT, op + ": block sizes must be >= 1: got block " +
+                                                    std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
     }
     if (p.threads < 0) {
         return error(SD_ERROR_INVALID_ARGUMENT, op + ": threads must be >= 0: got " + std::to_string(p.threads));
@@ -108,7 +109,8 @@ Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implie
     auto fail = [&op](sd_status code, const std::string &what) { return error(code, op + ": " + what); };
     for (int i = 0; i < 4; i++) {
         if (in_dims[i] < 0) {
-            return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dim ") + kDimNames[i] + " is negative: dims " + dims_str(in_dims));
+            return fail(SD_ERROR_INVALID_ARGUMENT,
+                        std::string("input dim ") + kDimNames[i] + " is negative: dims " + dims_str(in_dims));
         }
     }
     auto block = [&p] { return std::to_string(p.block_h) + "x" + std::to_string(p.block_w); };
@@ -120,26 +122,33 @@ Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implie
     implied[0] = n;
     if (p.op == SD_SPACE_TO_DEPTH) {
         if (h % p.block_h != 0) {
-            return fail(SD_ERROR_SHAPE, "input height H=" + std::to_string(h) + " is not divisible by block height bh=" + std::to_string(p.block_h) + " (rule: H % bh == 0)");
+            return fail(SD_ERROR_SHAPE, "input height H=" + std::to_string(h) +
+                                            " is not divisible by block height bh=" + std::to_string(p.block_h) +
+                                            " (rule: H % bh == 0)");
         }
         if (w % p.block_w != 0) {
-            return fail(SD_ERROR_SHAPE, "input width W=" + std::to_string(w) + " is not divisible by block width bw=" + std::to_string(p.block_w) + " (rule: W % bw == 0)");
+            return fail(SD_ERROR_SHAPE, "input width W=" + std::to_string(w) + " is not divisible by block width bw=" +
+                                            std::to_string(p.block_w) + " (rule: W % bw == 0)");
         }
         if (!checked_mul(c, area, &implied[1])) {
-            return fail(SD_ERROR_OVERFLOW, "output channels C*bh*bw overflow int64: C=" + std::to_string(c) + ", block " + block());
+            return fail(SD_ERROR_OVERFLOW,
+                        "output channels C*bh*bw overflow int64: C=" + std::to_string(c) + ", block " + block());
         }
         implied[2] = h / p.block_h;
         implied[3] = w / p.block_w;
     } else {
         if (c % area != 0) {
-            return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by bh*bw=" + std::to_string(area) + " (rule: C % (bh*bw) == 0, block " + block() + ")");
+            return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by bh*bw=" +
+                                            std::to_string(area) + " (rule: C % (bh*bw) == 0, block " + block() + ")");
         }
         implied[1] = c / area;
         if (!checked_mul(h, p.block_h, &implied[2])) {
-            return fail(SD_ERROR_OVERFLOW, "output height H*bh overflows int64: H=" + std::to_string(h) + ", bh=" + std::to_string(p.block_h));
+            return fail(SD_ERROR_OVERFLOW, "output height H*bh overflows int64: H=" + std::to_string(h) +
+                                               ", bh=" + std::to_string(p.block_h));
         }
         if (!checked_mul(w, p.block_w, &implied[3])) {
-            return fail(SD_ERROR_OVERFLOW, "output width W*bw overflows int64: W=" + std::to_string(w) + ", bw=" + std::to_string(p.block_w));
+            return fail(SD_ERROR_OVERFLOW, "output width W*bw overflows int64: W=" + std::to_string(w) +
+                                               ", bw=" + std::to_string(p.block_w));
         }
     }
     return {};
@@ -155,27 +164,35 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
     for (const sd_tensor *t : {&in, &out}) {
         const char *which = t == &in ? "input" : "output";
         if (dtype_bytes(t->dtype) == 0) {
-            return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " dtype " + std::to_string(t->dtype) + " is not a known dtype");
+            return fail(SD_ERROR_INVALID_ARGUMENT,
+                        std::string(which) + " dtype " + std::to_string(t->dtype) + " is not a known dtype");
         }
         if (layout_label(t->layout) == nullptr) {
-            return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " layout " + std::to_string(t->layout) + " is not " + layout_choices());
+            return fail(SD_ERROR_INVALID_ARGUMENT,
+                        std::string(which) + " layout " + std::to_string(t->layout) + " is not " + layout_choices());
         }
         for (int i = 0; i < 4; i++) {
             if (t->dims[i] < 0) {
-                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " dim " + kDimNames[i] + " is negative: dims " + dims_str(t->dims));
+                return fail(SD_ERROR_INVALID_ARGUMENT,
+                            std::string(which) + " dim " + kDimNames[i] + " is negative: dims " + dims_str(t->dims));
             }
             if (t->strides[i] < 0) {
-                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " stride of " + kDimNames[i] + " is negative: strides " + dims_str(t->strides) + " (strides must be >= 0)");
+                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " stride of " + kDimNames[i] +
+                                                           " is negative: strides " + dims_str(t->strides) +
+                                                           " (strides must be >= 0)");
             }
         }
     }
     if (in.dtype != out.dtype) {
-        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dtype ") + dtype_label(in.dtype) + " differs from output dtype " + dtype_label(out.dtype) + " (the element types must be equal)");
+        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dtype ") + dtype_label(in.dtype) +
+                                                   " differs from output dtype " + dtype_label(out.dtype) +
+                                                   " (the element types must be equal)");
     }
     const int64_t elem = dtype_bytes(in.dtype);
     const bool vect_c = in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C;
     if (vect_c && elem != 1) {
-        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("NCHW_VECT_C holds 1-byte elements only: dtype ") + dtype_label(in.dtype) + " has " + std::to_string(elem) + " bytes");
+        return fail(SD_ERROR_INVALID_ARGUMENT, std::string("NCHW_VECT_C holds 1-byte elements only: dtype ") +
+                                                   dtype_label(in.dtype) + " has " + std::to_string(elem) + " bytes");
     }
 
     int64_t implied[4];
@@ -183,12 +200,17 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
         return s;
     }
     if (!std::equal(implied, implied + 4, out.dims)) {
-        return fail(SD_ERROR_SHAPE, "output dims " + dims_str(out.dims) + " are not the implied " + dims_str(implied) + " for input dims " + dims_str(in.dims) + " and block " + std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
+        return fail(SD_ERROR_SHAPE, "output dims " + dims_str(out.dims) + " are not the implied " + dims_str(implied) +
+                                        " for input dims " + dims_str(in.dims) + " and block " +
+                                        std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
     }
     if (vect_c) {
         for (const sd_tensor *t : {&in, &out}) {
             if (t->dims[1] % 4 != 0) {
-                return fail(SD_ERROR_SHAPE, std::string(t == &in ? "input" : "output") + " channels C=" + std::to_string(t->dims[1]) + " are not divisible by 4 (rule: with NCHW_VECT_C on either side, both channel counts must be multiples of 4)");
+                return fail(SD_ERROR_SHAPE, std::string(t == &in ? "input" : "output") +
+                                                " channels C=" + std::to_string(t->dims[1]) +
+                                                " are not divisible by 4 (rule: with NCHW_VECT_C on either side, both "
+                                                "channel counts must be multiples of 4)");
             }
         }
     }
@@ -203,10 +225,14 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
     const bool empty = in_size.count == 0;
     if (!empty) {
         if (in.data == nullptr || out.data == nullptr) {
-            return fail(SD_ERROR_NULL_DATA, std::string(in.data == nullptr ? "input" : "output") + " data is null but the tensor has " + std::to_string(in_size.count) + " elements (rule: null data only with a zero size)");
+            return fail(SD_ERROR_NULL_DATA, std::string(in.data == nullptr ? "input" : "output") +
+                                                " data is null but the tensor has " + std::to_string(in_size.count) +
+                                                " elements (rule: null data only with a zero size)");
         }
         if (output_aliases_itself(out)) {
-            return fail(SD_ERROR_OVERLAP, "output strides " + dims_str(out.strides) + " make elements of dims " + dims_str(out.dims) + " share memory (rule: each output element has its own address)");
+            return fail(SD_ERROR_OVERLAP, "output strides " + dims_str(out.strides) + " make elements of dims " +
+                                              dims_str(out.dims) +
+                                              " share memory (rule: each output element has its own address)");
         }
         const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in.data), out_lo = reinterpret_cast<uintptr_t>(out.data);
         const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(in_size.span_bytes);

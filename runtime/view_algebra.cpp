@@ -82,7 +82,8 @@ View build_view(const Problem &p) {
                 return (t / 4) * dC + t % 4;
             };
             auto space_off = [&](int64_t ci, int64_t by, int64_t bx) { return ci * s_ci + by * sH + bx * sW; };
-            const int64_t d_ci = deep_off(1, 0, 0), d_by = bh > 1 ? deep_off(0, 1, 0) : 0, d_bx = bw > 1 ? deep_off(0, 0, 1) : 0;
+            const int64_t d_ci = deep_off(1, 0, 0), d_by = bh > 1 ? deep_off(0, 1, 0) : 0,
+                          d_bx = bw > 1 ? deep_off(0, 0, 1) : 0;
             bool affine = true;
             fragments.clear();
             for (int64_t ci = 0; ci < 4; ci++) {

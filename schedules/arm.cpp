@@ -77,9 +77,7 @@ class SplitWideShuffles : public Internal::IRMutator {
 
 }  // namespace
 
-void add_arm_lowering_passes(Pipeline pipeline) {
-    pipeline.add_custom_lowering_pass(new SplitWideShuffles);
-}
+void add_arm_lowering_passes(Pipeline pipeline) { pipeline.add_custom_lowering_pass(new SplitWideShuffles); }
 
 LadderShape arm_shape(const PermuteCopyHandles &h, const Target &target) {
     const ScheduleTuning &t = h.tuning;  // tuned values (tuning/<target>.json) where set

@@ -89,7 +89,11 @@ void Ladder::outer_loops(Stage s, bool par) const {
 void Ladder::unroll_dims_0_1_vectorize_2(Stage b, int w, bool par) const {
     const std::vector<Var> &x = h.x;
     Var xo("x2o"), xi("x2i");
-    b.split(x[2], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], x[1], xi, xo).unroll(x[0]).unroll(x[1]).vectorize(xi);
+    b.split(x[2], xo, xi, w, TailStrategy::ShiftInwards)
+        .reorder(x[0], x[1], xi, xo)
+        .unroll(x[0])
+        .unroll(x[1])
+        .vectorize(xi);
     outer_loops(b, par);
 }
 
@@ -118,9 +122,9 @@ void Ladder::apply(Stage s, bool par) const {
             //   inner loop (u8 C16: 21 instructions per 64 bytes with a one-trip channel loop).
             for (bool exact : {true, false}) {
                 Var xo("x0o"), xi("x0i");
-                Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == 4 && extent(1) == 2 && in_stride(1) == 1 &&
-                                       extent(3) == 2 && in_stride(3) == 2 &&
-                                       (exact ? extent(0) == w : extent(0) >= w));
+                Stage b =
+                    s.specialize(out_stride(0) == 1 && in_stride(0) == 4 && extent(1) == 2 && in_stride(1) == 1 &&
+                                 extent(3) == 2 && in_stride(3) == 2 && (exact ? extent(0) == w : extent(0) >= w));
                 b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
                     .reorder(xi, x[1], x[3], xo, x[2])
                     .unroll(x[1])
@@ -139,7 +143,11 @@ void Ladder::apply(Stage s, bool par) const {
             Var xo("x1o"), xi("x1i");
             Stage b = s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 && out_stride(1) == r &&
                                    in_stride(1) == r * k && extent(2) == k && in_stride(2) == r && extent(1) >= vec);
-            b.split(x[1], xo, xi, vec, TailStrategy::ShiftInwards).reorder(x[0], xi, x[2], xo).unroll(x[0]).unroll(x[2]).vectorize(xi);
+            b.split(x[1], xo, xi, vec, TailStrategy::ShiftInwards)
+                .reorder(x[0], xi, x[2], xo)
+                .unroll(x[0])
+                .unroll(x[2])
+                .vectorize(xi);
             outer_loops(b, par);
         }
         for (auto [r, k] : short_runs) {
@@ -147,10 +155,10 @@ void Ladder::apply(Stage s, bool par) const {
             //   the pixels (input stride R, output stride R*k): NHWC SpaceToDepth in DCR order.
             //   One vector of pixels per row, so the R strided loads of a row share one dense
             //   load (at two vectors each had its own).
-            unroll_dims_0_1_vectorize_2(s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 &&
-                                                     out_stride(1) == r && extent(1) == k && out_stride(2) == r * k &&
-                                                     in_stride(2) == r && extent(2) >= vec),
-                                        vec, par);
+            unroll_dims_0_1_vectorize_2(
+                s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 && out_stride(1) == r &&
+                             extent(1) == k && out_stride(2) == r * k && in_stride(2) == r && extent(2) >= vec),
+                vec, par);
         }
         for (int k : {2, 3, 4}) {
             //   The per-pixel [C, k*k] transpose of NHWC SpaceToDepth in CRD order (dims 0-1 the
@@ -174,19 +182,17 @@ void Ladder::apply(Stage s, bool par) const {
     // Each also at half a vector, for rows shorter than one (small NCHW planes, u8 C16).
     const std::vector<int> &block_widths = shape.block_widths;
     for (int w : block_widths)
-    for (Unroll1 p : {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2),
-                      short_runs_d2s(2, 3), short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3),
-                      short_runs_d2s(3, 4)}) {
-        const int a = p.first, c = p.second;
-        Var xo("x1o"), xi("x1i");
-        Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) &&
-                               out_stride(1) == a && in_stride(1) == c && extent(1) >= w);
-        b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards)
-            .reorder(x[0], xi, xo)
-            .unroll(x[0])
-            .vectorize(xi);
-        outer_loops(b, par);
-    }
+        for (Unroll1 p :
+             {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2), short_runs_d2s(2, 3),
+              short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3), short_runs_d2s(3, 4)}) {
+            const int a = p.first, c = p.second;
+            Var xo("x1o"), xi("x1i");
+            Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a &&
+                                   in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) && out_stride(1) == a &&
+                                   in_stride(1) == c && extent(1) >= w);
+            b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], xi, xo).unroll(x[0]).vectorize(xi);
+            outer_loops(b, par);
+        }
     //   unroll dims 0 and 1 (extents a, b), vectorise dim 2 (input stride c):
     //     a=R, b=k, c=R   short runs gathered k at a time: NHWC SpaceToDepth, small bw*C
     //     a=b=k, c=1      the per-pixel [C, k*k] transpose of NHWC SpaceToDepth in CRD order
@@ -195,16 +201,16 @@ void Ladder::apply(Stage s, bool par) const {
     //     a=4, b=bw, c=4  NCHW_VECT_C DepthToSpace in CRD order: 4 lanes x bw block columns
     //     a=b=2, c=8      NCHW_VECT_C SpaceToDepth in CRD order, block 2
     for (int w : block_widths)
-    for (Unroll2 p : {short_runs_s2d(2, 2), short_runs_s2d(2, 3), short_runs_s2d(2, 4), short_runs_s2d(3, 2),
-                      short_runs_s2d(3, 3), short_runs_s2d(3, 4), pixel_transpose_s2d_crd(2), pixel_transpose_s2d_crd(3),
-                      pixel_transpose_s2d_crd(4), pixel_transpose_d2s_crd(3, 2, 2), vect_c_d2s_crd(2), vect_c_d2s_crd(4),
-                      vect_c_s2d_crd_b2()}) {
-        const auto [a, bb, c] = p;
-        unroll_dims_0_1_vectorize_2(s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a &&
-                                                 extent(1) == bb && out_stride(2) == a * bb && in_stride(2) == c &&
-                                                 extent(2) >= w),
-                                    w, par);
-    }
+        for (Unroll2 p : {short_runs_s2d(2, 2), short_runs_s2d(2, 3), short_runs_s2d(2, 4), short_runs_s2d(3, 2),
+                          short_runs_s2d(3, 3), short_runs_s2d(3, 4), pixel_transpose_s2d_crd(2),
+                          pixel_transpose_s2d_crd(3), pixel_transpose_s2d_crd(4), pixel_transpose_d2s_crd(3, 2, 2),
+                          vect_c_d2s_crd(2), vect_c_d2s_crd(4), vect_c_s2d_crd_b2()}) {
+            const auto [a, bb, c] = p;
+            unroll_dims_0_1_vectorize_2(
+                s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
+                             out_stride(2) == a * bb && in_stride(2) == c && extent(2) >= w),
+                w, par);
+        }
 
     // Deinterleave by k with the next dim (extent m, input stride 1) unrolled inside the
     // vector, so the m strided loads share their dense loads: NCHW SpaceToDepth (k = m = bw,
@@ -232,16 +238,13 @@ void Ladder::apply(Stage s, bool par) const {
     // quarter vectors rather than falling to scalar code: measured 0.03-0.06x memcpy at L3
     // for u8 NHWC CRD before.
     for (int w : shape.row_widths) {
-        for (Deinterleave p : {deinterleave_rows(2), deinterleave_rows(3), deinterleave_rows(4), transpose_d2s_crd(2, 2),
-                               transpose_d2s_crd(3, 3), transpose_d2s_crd(4, 4)}) {
+        for (Deinterleave p : {deinterleave_rows(2), deinterleave_rows(3), deinterleave_rows(4),
+                               transpose_d2s_crd(2, 2), transpose_d2s_crd(3, 3), transpose_d2s_crd(4, 4)}) {
             const int k = p.first, m = p.second;
             Var xo("x0o"), xi("x0i");
             Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && extent(0) >= w && extent(1) == m &&
                                    in_stride(1) == 1);
-            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
-                .reorder(xi, x[1], xo)
-                .unroll(x[1])
-                .vectorize(xi);
+            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).reorder(xi, x[1], xo).unroll(x[1]).vectorize(xi);
             outer_loops(b, par);
         }
         // Deinterleave by k: a constant-stride load becomes dense loads plus shuffles.

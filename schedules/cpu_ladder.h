@@ -9,14 +9,14 @@
 namespace spacedepth {
 
 struct LadderShape {
-    int vec;                        // elements per native vector
-    std::vector<int> run_factors;   // vector widths for contiguous runs, widest first
-    std::vector<int> block_widths;  // widths of the patterns with small unrolled inner dims
-    std::vector<int> row_widths;    // widths of deinterleaves and gathers into dense rows
-    int task_bytes;                 // bytes per parallel task
-    bool whole_pixel_loads = false; // unroll every block row of a pixel around one strided load
-    int tile_rows = 0;              // transpose tile: output elements (t0)
-    int tile_cols = 0;              // transpose tile: input elements of each row (t1)
+    int vec;                         // elements per native vector
+    std::vector<int> run_factors;    // vector widths for contiguous runs, widest first
+    std::vector<int> block_widths;   // widths of the patterns with small unrolled inner dims
+    std::vector<int> row_widths;     // widths of deinterleaves and gathers into dense rows
+    int task_bytes;                  // bytes per parallel task
+    bool whole_pixel_loads = false;  // unroll every block row of a pixel around one strided load
+    int tile_rows = 0;               // transpose tile: output elements (t0)
+    int tile_cols = 0;               // transpose tile: input elements of each row (t1)
 };
 
 // The targets' shapes (x86.cpp, arm.cpp), with h.tuning's values where they are set.

@@ -34,8 +34,10 @@ Halide::Target isa_of(Halide::Target t) {
 ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Target &target) {
     ScheduleTuning tuning;
     const std::pair<const char *, int ScheduleTuning::*> fields[] = {
-        {"run_vectors", &ScheduleTuning::run_vectors}, {"block_vectors", &ScheduleTuning::block_vectors},
-        {"task_kib", &ScheduleTuning::task_kib},       {"tile_rows", &ScheduleTuning::tile_rows},
+        {"run_vectors", &ScheduleTuning::run_vectors},
+        {"block_vectors", &ScheduleTuning::block_vectors},
+        {"task_kib", &ScheduleTuning::task_kib},
+        {"tile_rows", &ScheduleTuning::tile_rows},
         {"tile_row_bytes", &ScheduleTuning::tile_row_bytes}};
     for (const std::string &entry : split(spec, '+')) {
         std::vector<std::string> parts = split(entry, '/');
@@ -72,12 +74,8 @@ void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Targ
     case KernelFamily::Transpose:
         schedule_transpose_tiles(h, arm ? arm_shape(h, target) : x86_shape(h, target));
         return;
-    case KernelFamily::Small:
-        schedule_small(h, target.natural_vector_size(h.output.type()));
-        return;
-    case KernelFamily::General:
-        schedule_ladder(h, arm ? arm_shape(h, target) : x86_shape(h, target));
-        return;
+    case KernelFamily::Small: schedule_small(h, target.natural_vector_size(h.output.type())); return;
+    case KernelFamily::General: schedule_ladder(h, arm ? arm_shape(h, target) : x86_shape(h, target)); return;
     }
 }
 

@@ -30,14 +30,14 @@ ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Targ
 
 // Named handles to what a schedule may touch, so schedules never depend on positional lookups.
 struct PermuteCopyHandles {
-    Halide::Func output;                 // the only Func
-    Halide::OutputImageParam in;         // input buffer (for its strides and extents)
-    Halide::OutputImageParam out;        // output buffer
-    Halide::Expr parallel;               // runtime switch: may the kernel use the thread pool?
-    std::vector<Halide::Var> x;          // x[0] innermost ... x[kKernelRank-1] outermost
-    KernelFamily family;                 // which schedule family this library gets
-    Halide::Func input_stage;            // Transpose only: a wrapper of the input (in())
-    ScheduleTuning tuning;               // tuned values for this target (0: the default)
+    Halide::Func output;           // the only Func
+    Halide::OutputImageParam in;   // input buffer (for its strides and extents)
+    Halide::OutputImageParam out;  // output buffer
+    Halide::Expr parallel;         // runtime switch: may the kernel use the thread pool?
+    std::vector<Halide::Var> x;    // x[0] innermost ... x[kKernelRank-1] outermost
+    KernelFamily family;           // which schedule family this library gets
+    Halide::Func input_stage;      // Transpose only: a wrapper of the input (in())
+    ScheduleTuning tuning;         // tuned values for this target (0: the default)
 };
 
 void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Target &target);

@@ -12,7 +12,9 @@ namespace testing_support {
 namespace {
 
 reference::Layout ref_layout(Layout l) {
-    return l == Layout::NHWC ? reference::Layout::NHWC : l == Layout::NCHW ? reference::Layout::NCHW : reference::Layout::NCHW_VECT_C;
+    return l == Layout::NHWC   ? reference::Layout::NHWC
+           : l == Layout::NCHW ? reference::Layout::NCHW
+                               : reference::Layout::NCHW_VECT_C;
 }
 
 uint64_t mix(uint64_t x) {  // splitmix64
@@ -59,9 +61,7 @@ reference::TensorRef TestTensor::ref() const {
     return r;
 }
 
-int64_t TestTensor::elements() const {
-    return tensor.dims[0] * tensor.dims[1] * tensor.dims[2] * tensor.dims[3];
-}
+int64_t TestTensor::elements() const { return tensor.dims[0] * tensor.dims[1] * tensor.dims[2] * tensor.dims[3]; }
 
 TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng) {
     TestTensor t;
@@ -118,9 +118,11 @@ std::string compare(const TestTensor &got, const TestTensor &want) {
         if (std::memcmp(&got.storage[off], &want.storage[off], g.elem_bytes) != 0) {
             if (mismatches++ < 64) {
                 s << "  at (n=" << n << ", c=" << c << ", h=" << h << ", w=" << x << "): got 0x";
-                for (int b = g.elem_bytes - 1; b >= 0; b--) s << std::hex << std::setw(2) << std::setfill('0') << int(got.storage[off + b]);
+                for (int b = g.elem_bytes - 1; b >= 0; b--)
+                    s << std::hex << std::setw(2) << std::setfill('0') << int(got.storage[off + b]);
                 s << ", want 0x";
-                for (int b = w.elem_bytes - 1; b >= 0; b--) s << std::hex << std::setw(2) << std::setfill('0') << int(want.storage[off + b]);
+                for (int b = w.elem_bytes - 1; b >= 0; b--)
+                    s << std::hex << std::setw(2) << std::setfill('0') << int(want.storage[off + b]);
                 s << std::dec << "\n";
             }
         }

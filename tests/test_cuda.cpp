@@ -36,8 +36,10 @@ TEST(Cuda, WithoutADriverTheCallFailsClearly) {
         GTEST_SKIP() << "a CUDA driver is present; the GPU tests below cover the call";
     }
     // Device addresses that were never allocated: the call must stop at loading the driver.
-    const Tensor in = Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 40), DType::Float32, Layout::NHWC, {1, 4, 8, 8});
-    const Tensor out = Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 41), DType::Float32, Layout::NHWC, {1, 16, 4, 4});
+    const Tensor in =
+        Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 40), DType::Float32, Layout::NHWC, {1, 4, 8, 8});
+    const Tensor out =
+        Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 41), DType::Float32, Layout::NHWC, {1, 16, 4, 4});
     const Status s = run_cuda(Params{Op::SpaceToDepth, Block(2), Order::DCR, 0}, in, out, CudaStream{});
     ASSERT_FALSE(s.ok());
     EXPECT_TRUE(mentions_cuda(s.message())) << s.message();
@@ -54,8 +56,10 @@ TEST(Cuda, WithoutADriverTheCallFailsClearly) {
 
 TEST(Cuda, InvalidShapesAreRejectedBeforeTheDevice) {
     // Validation runs first, so a bad call never reaches the driver, GPU or not.
-    const Tensor in = Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 40), DType::Float32, Layout::NHWC, {1, 4, 7, 8});
-    const Tensor out = Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 41), DType::Float32, Layout::NHWC, {1, 16, 3, 4});
+    const Tensor in =
+        Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 40), DType::Float32, Layout::NHWC, {1, 4, 7, 8});
+    const Tensor out =
+        Tensor::dense(reinterpret_cast<void *>(uintptr_t{1} << 41), DType::Float32, Layout::NHWC, {1, 16, 3, 4});
     const Status s = run_cuda(Params{Op::SpaceToDepth, Block(2), Order::DCR, 0}, in, out, CudaStream{});
     ASSERT_FALSE(s.ok());
     EXPECT_FALSE(mentions_cuda(s.message())) << s.message();

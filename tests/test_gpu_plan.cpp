@@ -42,7 +42,8 @@ TEST(GpuPlan, FitsTheGridAndCoversEveryElement) {
     for (const Shape &s : kShapes) {
         const bool s2d = s.op == Op::SpaceToDepth;
         // Planning never touches the memory: addresses far apart, as for device memory.
-        void *const in_data = reinterpret_cast<void *>(uintptr_t{1} << 40), *const out_data = reinterpret_cast<void *>(uintptr_t{1} << 41);
+        void *const in_data = reinterpret_cast<void *>(uintptr_t{1} << 40), *const out_data = reinterpret_cast<void *>(
+                                                                                uintptr_t{1} << 41);
         const Dims in_dims = s2d ? s.space : deep_dims(s), out_dims = s2d ? deep_dims(s) : s.space;
         sd_tensor in{}, out{};
         ASSERT_EQ(sd_tensor_init_dense(&in, in_data, SD_UINT8, static_cast<sd_layout>(s.in_layout), in_dims[0],

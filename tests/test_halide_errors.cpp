@@ -35,7 +35,8 @@ TEST(HalideErrors, KernelErrorIsCapturedNotAborted) {
     spacedepth::detail::ErrorSink sink;
     const int rc = spacedepth_general_u8(&sink, &in_buf, false, &out_buf);
     EXPECT_NE(rc, 0);
-    EXPECT_NE(sink.message.find("Input buffer input is accessed at 7, which is beyond the max (3) in dimension 0"), std::string::npos)
+    EXPECT_NE(sink.message.find("Input buffer input is accessed at 7, which is beyond the max (3) in dimension 0"),
+              std::string::npos)
         << sink.message;
     for (uint8_t b : out) EXPECT_EQ(b, 0xA5) << "nothing written after a kernel error";
     EXPECT_EQ(spacedepth::detail::take_orphan_halide_errors(), "");
@@ -63,7 +64,7 @@ TEST(HalideErrors, KernelsNeverAllocate) {
     };
     const Case cases[] = {
         {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 33, 35}, 1, "transpose"},  // tail tiles both ways
-        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {2, 64, 64, 70}, 2, "transpose"},   // parallel
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {2, 64, 64, 70}, 2, "transpose"},  // parallel
         {Op::SpaceToDepth, Layout::NHWC, Layout::NHWC, {2, 16, 128, 128}, 2, "general"},
         {Op::SpaceToDepth, Layout::NCHW, Layout::NCHW, {1, 3, 4, 6}, 0, "small"},
     };

@@ -18,9 +18,7 @@ namespace {
 
 const char *kLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake"};
 
-bool has_feature(const uint64_t *features, int bit) {
-    return (features[bit >> 6] >> (bit & 63)) & 1;
-}
+bool has_feature(const uint64_t *features, int bit) { return (features[bit >> 6] >> (bit & 63)) & 1; }
 
 // The ISA level of a compiled path, from its feature bits.
 int level_of(const uint64_t *f) {
@@ -41,9 +39,9 @@ int cpu_level() {
     return 0;
 }
 
-int forced_level = -1;              // -1: not forced
-std::atomic<int> chosen_level{0};   // the path the wrappers accepted; the baseline is taken
-                                    // without a query when every better path was refused
+int forced_level = -1;             // -1: not forced
+std::atomic<int> chosen_level{0};  // the path the wrappers accepted; the baseline is taken
+                                   // without a query when every better path was refused
 std::atomic<int> queries{0};
 
 int masking_hook(int count, const uint64_t *features) {
@@ -83,7 +81,8 @@ TEST(IsaDispatch, RunsTheForcedPath) {
     std::vector<float> in(64), out(64);
     for (int i = 0; i < 64; i++) in[i] = static_cast<float>(i);
     auto tin = spacedepth::Tensor::dense(in.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 4, 4, 4});
-    auto tout = spacedepth::Tensor::dense(out.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 16, 2, 2});
+    auto tout =
+        spacedepth::Tensor::dense(out.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 16, 2, 2});
     ASSERT_TRUE(spacedepth::space_to_depth(tin, tout, 2).ok());
     ASSERT_GT(queries.load(), 0) << "the kernel wrappers never asked which path to run";
     EXPECT_EQ(chosen_level.load(), want) << "ran " << kLevels[chosen_level.load()] << ", expected " << kLevels[want];

@@ -48,8 +48,8 @@ void dense(const int64_t *extent, std::initializer_list<int> order, int64_t *str
     }
 }
 
-KernelView make_view(const std::string &name, std::initializer_list<int64_t> extents, std::initializer_list<int> in_order,
-                     std::initializer_list<int> out_order) {
+KernelView make_view(const std::string &name, std::initializer_list<int64_t> extents,
+                     std::initializer_list<int> in_order, std::initializer_list<int> out_order) {
     KernelView v{name, {}, {}, {}};
     int i = 0;
     for (int64_t e : extents) v.extent[i++] = e;
@@ -129,7 +129,8 @@ std::string check(const RegisteredKernel &kernel, const KernelView &v, bool para
     }
     for (size_t b = 0; b < out.size(); b++) {
         if (out[b] != want[b]) {
-            return "byte " + std::to_string(b) + " of the output is " + std::to_string(out[b]) + ", want " + std::to_string(want[b]);
+            return "byte " + std::to_string(b) + " of the output is " + std::to_string(out[b]) + ", want " +
+                   std::to_string(want[b]);
         }
     }
     return "";
@@ -151,8 +152,8 @@ TEST_P(Kernels, CopiesEveryViewOfItsFamily) {
     for (const KernelView &v : views_for(k.family)) {
         for (bool parallel : {false, true}) {
             if (parallel && k.family == KernelFamily::Small) continue;  // serial by design
-            EXPECT_EQ(check(k, v, parallel), "") << k.name << " on the " << v.name << " view"
-                                                 << (parallel ? ", parallel" : ", serial");
+            EXPECT_EQ(check(k, v, parallel), "")
+                << k.name << " on the " << v.name << " view" << (parallel ? ", parallel" : ", serial");
         }
     }
 }

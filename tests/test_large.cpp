@@ -5,8 +5,8 @@
 // formula (through the reference's offsets), and byte for byte after the round trip.
 // Needs about 6.5 GiB of memory: skipped, saying why, where less is available (make test-large
 // runs only these tests).
-#include "tests/reference.h"
 #include "spacedepth/spacedepth.h"
+#include "tests/reference.h"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +42,7 @@ TEST(LargeTensors, DimensionOver2To31AndOver2GiB) {
     GTEST_SKIP() << "6.5 GiB of tensors under a sanitizer or an emulator: run in the plain native build";
 #endif
     const int64_t w = (int64_t{1} << 30) + 8;  // per plane
-    const int64_t bytes = 2 * w;                // 2^31 + 16 bytes per tensor
+    const int64_t bytes = 2 * w;               // 2^31 + 16 bytes per tensor
     if (available_bytes() < 3 * bytes + (int64_t{1} << 29)) {
         GTEST_SKIP() << "needs " << (3 * bytes >> 20) << " MiB free, " << (available_bytes() >> 20) << " MiB available";
     }
@@ -59,13 +59,15 @@ TEST(LargeTensors, DimensionOver2To31AndOver2GiB) {
 
     // docs/SPEC.md section 2, DCR: out(n, c, h*bh + by, w*bw + bx) = in(n, (by*bw + bx)*C + c, h, w).
     const reference::TensorRef in_ref{in.get(), 1, reference::Layout::NCHW, {1, 2, 1, w}, {2 * w, w, w, 1}};
-    const reference::TensorRef out_ref{out.get(), 1, reference::Layout::NCHW, {1, 1, 1, 2 * w}, {2 * w, 2 * w, 2 * w, 1}};
+    const reference::TensorRef out_ref{
+        out.get(), 1, reference::Layout::NCHW, {1, 1, 1, 2 * w}, {2 * w, 2 * w, 2 * w, 1}};
     auto check = [&](int64_t x) {  // x: the output column
         const int64_t bx = x % 2, wd = x / 2;
         const uint8_t want = in[reference::byte_offset(in_ref, 0, bx, 0, wd)];
         const uint8_t got = out[reference::byte_offset(out_ref, 0, 0, 0, x)];
-        return want == got ? std::string() : "column " + std::to_string(x) + ": got " + std::to_string(got) +
-                                                 ", want " + std::to_string(want);
+        return want == got
+                   ? std::string()
+                   : "column " + std::to_string(x) + ": got " + std::to_string(got) + ", want " + std::to_string(want);
     };
     std::mt19937_64 rng(42);
     int failures = 0;

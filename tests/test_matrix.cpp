@@ -33,15 +33,16 @@ struct Case {
 
 std::string describe(const Params &p, const Case &c, DType dtype, Layout in, Layout out) {
     std::ostringstream s;
-    s << spacedepth::op_name(p.op) << " " << spacedepth::order_name(p.order) << " " << spacedepth::layout_name(in) << "->"
-      << spacedepth::layout_name(out) << " " << spacedepth::dtype_name(dtype) << " space dims [" << c.space[0] << ","
-      << c.space[1] << "," << c.space[2] << "," << c.space[3] << "] block " << c.block.h << "x" << c.block.w
+    s << spacedepth::op_name(p.op) << " " << spacedepth::order_name(p.order) << " " << spacedepth::layout_name(in)
+      << "->" << spacedepth::layout_name(out) << " " << spacedepth::dtype_name(dtype) << " space dims [" << c.space[0]
+      << "," << c.space[1] << "," << c.space[2] << "," << c.space[3] << "] block " << c.block.h << "x" << c.block.w
       << (c.strided ? " strided" : " dense") << " threads " << c.threads;
     return s.str();
 }
 
 // Runs one case and its inverse; returns an empty string on success.
-std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DType dtype, const Case &c, std::mt19937_64 &rng) {
+std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DType dtype, const Case &c,
+                     std::mt19937_64 &rng) {
     const Params p{op, c.block, order, c.threads};
     const Params inverse{op == Op::SpaceToDepth ? Op::DepthToSpace : Op::SpaceToDepth, c.block, order, c.threads};
     const Dims deep{c.space[0], c.space[1] * c.block.h * c.block.w, c.space[2] / c.block.h, c.space[3] / c.block.w};
@@ -78,9 +79,7 @@ class Matrix : public ::testing::TestWithParam<Cell> {};
 // small shape too.
 void run_cell(const Cell &cell);
 
-TEST_P(Matrix, MatchesReference) {
-    run_cell(GetParam());
-}
+TEST_P(Matrix, MatchesReference) { run_cell(GetParam()); }
 
 TEST_P(Matrix, MatchesReferenceWithoutSmallKernel) {
     struct Restore {
@@ -114,7 +113,8 @@ void run_cell(const Cell &cell) {
         c.block = Block(pick({1, 2, 3, 4, 5}), pick({1, 2, 3, 4, 5}));
         if (i % 3 == 0) c.block = Block(c.block.h);
         const int64_t channels = vect_c ? pick({4, 8, 12, 20}) : pick({1, 2, 3, 5, 8, 17, 33});
-        c.space = {pick({1, 1, 2, 3}), channels, pick({1, 2, 3, 5, 6}) * c.block.h, pick({1, 2, 4, 7, 9, 13}) * c.block.w};
+        c.space = {pick({1, 1, 2, 3}), channels, pick({1, 2, 3, 5, 6}) * c.block.h,
+                   pick({1, 2, 4, 7, 9, 13}) * c.block.w};
         c.strided = i % 2 == 1;
         c.threads = i % 4 == 2 ? 1 : 0;
         cases.push_back(c);
@@ -149,7 +149,8 @@ std::vector<Cell> all_cells() {
 std::string cell_name(const ::testing::TestParamInfo<Cell> &info) {
     const auto [op, order, in, out, width] = info.param;
     std::string s = std::string(op == Op::SpaceToDepth ? "S2D" : "D2S") + "_" + spacedepth::order_name(order) + "_" +
-                    spacedepth::layout_name(in) + "_to_" + spacedepth::layout_name(out) + "_" + std::to_string(width) + "B";
+                    spacedepth::layout_name(in) + "_to_" + spacedepth::layout_name(out) + "_" + std::to_string(width) +
+                    "B";
     return s;
 }
 

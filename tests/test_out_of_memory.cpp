@@ -65,9 +65,15 @@ TEST(OutOfMemory, CApiReturnsItsOwnStatus) {
 
 TEST(OutOfMemory, CppApiReturnsItsOwnStatusAndDoesNotThrow) {
     FragmentedCall c;
-    const spacedepth::Tensor in{c.tin.data, spacedepth::DType::Int8, spacedepth::Layout::NCHW_VECT_C, {1, 36, 1, 1},
+    const spacedepth::Tensor in{c.tin.data,
+                                spacedepth::DType::Int8,
+                                spacedepth::Layout::NCHW_VECT_C,
+                                {1, 36, 1, 1},
                                 {c.tin.strides[0], c.tin.strides[1], c.tin.strides[2], c.tin.strides[3]}};
-    const spacedepth::Tensor out{c.tout.data, spacedepth::DType::Int8, spacedepth::Layout::NCHW, {1, 4, 3, 3},
+    const spacedepth::Tensor out{c.tout.data,
+                                 spacedepth::DType::Int8,
+                                 spacedepth::Layout::NCHW,
+                                 {1, 4, 3, 3},
                                  {c.tout.strides[0], c.tout.strides[1], c.tout.strides[2], c.tout.strides[3]}};
     sd_status code = SD_OK;
     bool threw = false;

@@ -11,7 +11,8 @@ using namespace testing_support;
 
 struct Fixture {
     TestTensor in, out;
-    Fixture(Dims in_dims, Dims out_dims, DType dtype = DType::Float32, Layout in_l = Layout::NHWC, Layout out_l = Layout::NHWC)
+    Fixture(Dims in_dims, Dims out_dims, DType dtype = DType::Float32, Layout in_l = Layout::NHWC,
+            Layout out_l = Layout::NHWC)
         : in(make_tensor(dtype, in_l, in_dims)), out(make_tensor(dtype, out_l, out_dims)) {
         fill_unique(in);
     }
@@ -44,8 +45,10 @@ TEST(Validation, EnumsAndBlock) {
     bad = p;
     bad.order = static_cast<Order>(-1);
     expect_error(bad, in, out, SD_ERROR_INVALID_ARGUMENT, {"order must be DCR", "got -1"}, &f.out.storage);
-    expect_error({Op::SpaceToDepth, Block(0, 2)}, in, out, SD_ERROR_INVALID_ARGUMENT, {"block sizes must be >= 1", "0x2"}, &f.out.storage);
-    expect_error({Op::DepthToSpace, Block(2, -3)}, in, out, SD_ERROR_INVALID_ARGUMENT, {"block sizes must be >= 1", "2x-3"}, &f.out.storage);
+    expect_error({Op::SpaceToDepth, Block(0, 2)}, in, out, SD_ERROR_INVALID_ARGUMENT,
+                 {"block sizes must be >= 1", "0x2"}, &f.out.storage);
+    expect_error({Op::DepthToSpace, Block(2, -3)}, in, out, SD_ERROR_INVALID_ARGUMENT,
+                 {"block sizes must be >= 1", "2x-3"}, &f.out.storage);
     bad = p;
     bad.threads = -2;
     expect_error(bad, in, out, SD_ERROR_INVALID_ARGUMENT, {"threads must be >= 0", "-2"}, &f.out.storage);
@@ -68,7 +71,8 @@ TEST(Validation, TensorDescriptors) {
     expect_error(p, in, out, SD_ERROR_INVALID_ARGUMENT, {"input stride of W is negative"}, &f.out.storage);
     in = f.in.tensor;
     out.dtype = DType::Int32;
-    expect_error(p, in, out, SD_ERROR_INVALID_ARGUMENT, {"input dtype float32 differs from output dtype int32"}, &f.out.storage);
+    expect_error(p, in, out, SD_ERROR_INVALID_ARGUMENT, {"input dtype float32 differs from output dtype int32"},
+                 &f.out.storage);
 }
 
 TEST(Validation, NchwVectCRules) {
@@ -117,29 +121,34 @@ TEST(Validation, OverflowIsAnErrorNeverAWrap) {
     // C*bh*bw overflows.
     spacedepth::Tensor in = f.in.tensor;
     in.dims = {1, INT64_MAX / 2, 2, 2};
-    expect_error({Op::SpaceToDepth, 2}, in, f.out.tensor, SD_ERROR_OVERFLOW, {"output channels C*bh*bw overflow"}, &f.out.storage);
+    expect_error({Op::SpaceToDepth, 2}, in, f.out.tensor, SD_ERROR_OVERFLOW, {"output channels C*bh*bw overflow"},
+                 &f.out.storage);
     // H*bh overflows.
     in.dims = {1, 4, INT64_MAX / 2 + 1, 1};
-    expect_error({Op::DepthToSpace, 2}, in, f.out.tensor, SD_ERROR_OVERFLOW, {"output height H*bh overflows", "bh=2"}, &f.out.storage);
+    expect_error({Op::DepthToSpace, 2}, in, f.out.tensor, SD_ERROR_OVERFLOW, {"output height H*bh overflows", "bh=2"},
+                 &f.out.storage);
     // Element count overflows: dims whose product passes 2^63.
     spacedepth::Tensor big_in = f.in.tensor, big_out = f.out.tensor;
     big_in.dims = {int64_t{1} << 31, 1, int64_t{1} << 31, int64_t{1} << 2};
     big_out.dims = {int64_t{1} << 31, 4, int64_t{1} << 30, int64_t{1} << 1};
-    expect_error({Op::SpaceToDepth, 2}, big_in, big_out, SD_ERROR_OVERFLOW, {"input size overflows 64-bit"}, &f.out.storage);
+    expect_error({Op::SpaceToDepth, 2}, big_in, big_out, SD_ERROR_OVERFLOW, {"input size overflows 64-bit"},
+                 &f.out.storage);
     // A span that overflows through a huge stride.
     spacedepth::Tensor strided = f.in.tensor;
     strided.strides[0] = INT64_MAX / 2;
     strided.dims[0] = 3;
     spacedepth::Tensor out3 = f.out.tensor;
     out3.dims[0] = 3;
-    expect_error({Op::SpaceToDepth, 2}, strided, out3, SD_ERROR_OVERFLOW, {"input size overflows 64-bit", "strides"}, &f.out.storage);
+    expect_error({Op::SpaceToDepth, 2}, strided, out3, SD_ERROR_OVERFLOW, {"input size overflows 64-bit", "strides"},
+                 &f.out.storage);
 }
 
 TEST(Validation, NullDataAndZeroSize) {
     Fixture f({1, 1, 4, 4}, {1, 4, 2, 2});
     spacedepth::Tensor in = f.in.tensor;
     in.data = nullptr;
-    expect_error({Op::SpaceToDepth, 2}, in, f.out.tensor, SD_ERROR_NULL_DATA, {"input data is null", "16 elements"}, &f.out.storage);
+    expect_error({Op::SpaceToDepth, 2}, in, f.out.tensor, SD_ERROR_NULL_DATA, {"input data is null", "16 elements"},
+                 &f.out.storage);
     spacedepth::Tensor out = f.out.tensor;
     out.data = nullptr;
     expect_error({Op::SpaceToDepth, 2}, f.in.tensor, out, SD_ERROR_NULL_DATA, {"output data is null"});
@@ -171,7 +180,8 @@ TEST(Validation, OverlapAndAliasing) {
     // An output whose strides make two elements share an address.
     spacedepth::Tensor self = f.out.tensor;
     self.strides = {16, 1, 0, 4};
-    expect_error({Op::SpaceToDepth, 2}, f.in.tensor, self, SD_ERROR_OVERLAP, {"share memory", "[16,1,0,4]"}, &f.out.storage);
+    expect_error({Op::SpaceToDepth, 2}, f.in.tensor, self, SD_ERROR_OVERLAP, {"share memory", "[16,1,0,4]"},
+                 &f.out.storage);
     // Zero strides on the input (a broadcast view) are a valid read.
     spacedepth::Tensor bcast = f.in.tensor;
     bcast.strides = {0, 0, 0, 0};
@@ -208,9 +218,12 @@ TEST(Validation, CApiReportsTheSameRules) {
 
 // Dense strides from the library match the layouts' definitions.
 TEST(Validation, DenseStrides) {
-    EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::UInt8, Layout::NHWC, {2, 3, 5, 7}).strides, (Dims{105, 1, 21, 3}));
-    EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::UInt8, Layout::NCHW, {2, 3, 5, 7}).strides, (Dims{105, 35, 7, 1}));
-    EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::Int8, Layout::NCHW_VECT_C, {2, 8, 5, 7}).strides, (Dims{280, 140, 28, 4}));
+    EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::UInt8, Layout::NHWC, {2, 3, 5, 7}).strides,
+              (Dims{105, 1, 21, 3}));
+    EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::UInt8, Layout::NCHW, {2, 3, 5, 7}).strides,
+              (Dims{105, 35, 7, 1}));
+    EXPECT_EQ(spacedepth::Tensor::dense(nullptr, DType::Int8, Layout::NCHW_VECT_C, {2, 8, 5, 7}).strides,
+              (Dims{280, 140, 28, 4}));
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ Driver open_driver() {
     bool ok = load(lib, d.cuInit, "cuInit", w) & load(lib, d.cuDeviceGetCount, "cuDeviceGetCount", w) &
               load(lib, d.cuDeviceGet, "cuDeviceGet", w) & load(lib, d.cuDeviceGetName, "cuDeviceGetName", w) &
               load(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", w) &
-              load(lib, d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", w) & load(lib, d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", w) &
+              load(lib, d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", w) &
+              load(lib, d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", w) &
               load(lib, d.cuCtxSynchronize, "cuCtxSynchronize", w) & load(lib, d.cuMemAlloc, "cuMemAlloc_v2", w) &
               load(lib, d.cuMemFree, "cuMemFree_v2", w) & load(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", w) &
               load(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", w) & load(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2", w);

@@ -27,7 +27,7 @@ struct Driver {
     bool has_library = false;  // libcuda.so.1 was found
     void *context = nullptr;   // GPU 0's primary context, current on the loading thread
     std::string device_name;
-    std::string why_not;       // empty when usable
+    std::string why_not;  // empty when usable
 
     bool usable() const { return why_not.empty(); }
 };

@@ -2,13 +2,13 @@
 
 #include <xtensor/xnpy.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace npy {
 
@@ -17,17 +17,15 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLength = 6;
 
-[[noreturn]] void fail(const std::string &path, const std::string &what) {
-    throw Error(path + ": " + what);
-}
+[[noreturn]] void fail(const std::string &path, const std::string &what) { throw Error(path + ": " + what); }
 
 }  // namespace
 
 std::string dtype_name_for_descr(const std::string &descr) {
     static const std::map<std::string, std::string> names = {
-        {"|b1", "bool"},    {"|i1", "int8"},     {"|u1", "uint8"},     {"<i2", "int16"},    {"<u2", "uint16"},
-        {"<f2", "float16"}, {"<i4", "int32"},    {"<u4", "uint32"},    {"<f4", "float32"},  {"<i8", "int64"},
-        {"<u8", "uint64"},  {"<f8", "float64"},  {"<c8", "complex64"}, {"<c16", "complex128"},
+        {"|b1", "bool"},    {"|i1", "int8"},    {"|u1", "uint8"},     {"<i2", "int16"},       {"<u2", "uint16"},
+        {"<f2", "float16"}, {"<i4", "int32"},   {"<u4", "uint32"},    {"<f4", "float32"},     {"<i8", "int64"},
+        {"<u8", "uint64"},  {"<f8", "float64"}, {"<c8", "complex64"}, {"<c16", "complex128"},
     };
     auto it = names.find(descr);
     return it == names.end() ? "" : it->second;
@@ -101,7 +99,8 @@ Array load(const std::string &path) {
     in.seekg(0, std::ios::end);
     const uint64_t available = static_cast<uint64_t>(in.tellg() - data_start);
     if (available < bytes) {
-        fail(path, "truncated: the shape needs " + std::to_string(bytes) + " data bytes, the file has " + std::to_string(available));
+        fail(path, "truncated: the shape needs " + std::to_string(bytes) + " data bytes, the file has " +
+                       std::to_string(available));
     }
     in.seekg(data_start);
     a.data.resize(bytes);

@@ -12,10 +12,10 @@
 namespace npy {
 
 struct Array {
-    std::string descr;            // numpy type string, e.g. "<f4", "|u1"
+    std::string descr;  // numpy type string, e.g. "<f4", "|u1"
     std::vector<int64_t> shape;
-    std::vector<uint8_t> data;    // C order, little endian
-    int word_size = 0;            // bytes per element
+    std::vector<uint8_t> data;  // C order, little endian
+    int word_size = 0;          // bytes per element
 };
 
 struct Error : std::runtime_error {

@@ -47,12 +47,16 @@ E parse_name(const std::string &s, bool (*parse)(const std::string &, E *)) {
 }
 
 void add_call_options(CLI::App *cmd, CallOptions &o, bool op_required) {
-    auto *op = cmd->add_option("--op", o.op, "space_to_depth or depth_to_space")->check(CLI::IsMember(names_of(op_name)));
+    auto *op =
+        cmd->add_option("--op", o.op, "space_to_depth or depth_to_space")->check(CLI::IsMember(names_of(op_name)));
     if (op_required) op->required();
     cmd->add_option("--block", o.block, "block size B, or BHxBW for a rectangular block")->capture_default_str();
-    cmd->add_option("--order", o.order, "DCR or CRD")->check(CLI::IsMember(names_of(order_name)))->capture_default_str();
+    cmd->add_option("--order", o.order, "DCR or CRD")
+        ->check(CLI::IsMember(names_of(order_name)))
+        ->capture_default_str();
     cmd->add_option("--layout", o.layout, "input layout")
-        ->check(CLI::IsMember(names_of(layout_name)))->capture_default_str();
+        ->check(CLI::IsMember(names_of(layout_name)))
+        ->capture_default_str();
     cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")
         ->check(CLI::IsMember(names_of(layout_name)));
     cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N")
@@ -98,7 +102,9 @@ std::vector<int64_t> npy_shape(const Dims &d, Layout l) {
 Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &path) {
     const size_t rank = l == Layout::NCHW_VECT_C ? 5 : 4;
     if (s.size() != rank || (l == Layout::NCHW_VECT_C && s[4] != 4)) {
-        const char *want = l == Layout::NHWC ? "rank 4 [N,H,W,C]" : l == Layout::NCHW ? "rank 4 [N,C,H,W]" : "rank 5 [N,C/4,H,W,4]";
+        const char *want = l == Layout::NHWC   ? "rank 4 [N,H,W,C]"
+                           : l == Layout::NCHW ? "rank 4 [N,C,H,W]"
+                                               : "rank 5 [N,C/4,H,W,4]";
         std::string got;
         for (int64_t v : s) got += (got.empty() ? "" : ",") + std::to_string(v);
         throw CliError(path + ": shape [" + got + "] does not fit layout " + layout_name(l) + ", which needs " + want);
@@ -144,7 +150,8 @@ int cmd_run(const CallOptions &o, const std::string &in_path, const std::string 
         }
         dtype_name = o.dtype;
     } else if (dtype_name.empty()) {
-        throw CliError(in_path + ": numpy dtype " + in.descr + " is not supported; name one of the same width with --dtype");
+        throw CliError(in_path + ": numpy dtype " + in.descr +
+                       " is not supported; name one of the same width with --dtype");
     }
     const DType dtype = parse_dtype(dtype_name);
     const Dims in_dims = logical_dims(in.shape, in_layout, in_path);
@@ -205,20 +212,31 @@ void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const 
     const double gbps = 2.0 * bytes / r.seconds / 1e9, memcpy_gbps = 2.0 * bytes / r.memcpy_seconds / 1e9;
     if (json) {
         nlohmann::json j = {
-            {"op", o.op}, {"order", o.order}, {"layout", o.layout},
-            {"out_layout", layout_name(c.out_layout)}, {"dtype", dtype_name(c.dtype)},
-            {"block", {p.block.h, p.block.w}}, {"shape", shape}, {"threads", o.threads},
-            {"bytes", bytes}, {"seconds", r.seconds}, {"memcpy_seconds", r.memcpy_seconds},
-            {"gbps", gbps}, {"memcpy_gbps", memcpy_gbps}, {"memcpy", yardstick_name}, {"ratio", gbps / memcpy_gbps},
+            {"op", o.op},
+            {"order", o.order},
+            {"layout", o.layout},
+            {"out_layout", layout_name(c.out_layout)},
+            {"dtype", dtype_name(c.dtype)},
+            {"block", {p.block.h, p.block.w}},
+            {"shape", shape},
+            {"threads", o.threads},
+            {"bytes", bytes},
+            {"seconds", r.seconds},
+            {"memcpy_seconds", r.memcpy_seconds},
+            {"gbps", gbps},
+            {"memcpy_gbps", memcpy_gbps},
+            {"memcpy", yardstick_name},
+            {"ratio", gbps / memcpy_gbps},
             {"variant", variant},
         };
         std::cout << j.dump() << "\n";
     } else {
-        std::printf("%s %s %s->%s %s block %lldx%lld shape %lld,%lld,%lld,%lld (%.1f KiB): %.2f GB/s, %s %.2f GB/s, ratio %.2f\n",
-                    o.op.c_str(), o.order.c_str(), o.layout.c_str(), layout_name(c.out_layout), dtype_name(c.dtype),
-                    (long long)p.block.h, (long long)p.block.w, (long long)shape[0], (long long)shape[1],
-                    (long long)shape[2], (long long)shape[3], bytes / 1024.0, gbps, yardstick_name.c_str(), memcpy_gbps,
-                    gbps / memcpy_gbps);
+        std::printf(
+            "%s %s %s->%s %s block %lldx%lld shape %lld,%lld,%lld,%lld (%.1f KiB): %.2f GB/s, %s %.2f GB/s, ratio "
+            "%.2f\n",
+            o.op.c_str(), o.order.c_str(), o.layout.c_str(), layout_name(c.out_layout), dtype_name(c.dtype),
+            (long long)p.block.h, (long long)p.block.w, (long long)shape[0], (long long)shape[1], (long long)shape[2],
+            (long long)shape[3], bytes / 1024.0, gbps, yardstick_name.c_str(), memcpy_gbps, gbps / memcpy_gbps);
     }
 }
 
@@ -246,10 +264,11 @@ int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json
                            yardstick::memcpy_gbps(copy_dst.data(), src.data(), bytes, 1)) {
         copy_threads = threads;
     }
-    const BenchResult r = time_pair([&] { run(p, tin, tout); },
-                                    [&] { yardstick::parallel_memcpy(copy_dst.data(), src.data(), bytes, copy_threads); },
-                                    bytes, rounds);
-    print_bench(o, shape, c, bytes, r, "memcpy (" + std::to_string(copy_threads) + " thread" + (copy_threads > 1 ? "s)" : ")"),
+    const BenchResult r =
+        time_pair([&] { run(p, tin, tout); },
+                  [&] { yardstick::parallel_memcpy(copy_dst.data(), src.data(), bytes, copy_threads); }, bytes, rounds);
+    print_bench(o, shape, c, bytes, r,
+                "memcpy (" + std::to_string(copy_threads) + " thread" + (copy_threads > 1 ? "s)" : ")"),
                 describe_call(p, tin, tout), json);
     return 0;
 }
@@ -268,15 +287,24 @@ int cmd_bench_cuda(const CallOptions &o, const std::vector<int64_t> &shape, bool
     uint64_t src = 0, dst = 0, copy_dst = 0;
     if (d.cuMemAlloc(&src, bytes) != 0 || d.cuMemAlloc(&dst, bytes) != 0 || d.cuMemAlloc(&copy_dst, bytes) != 0 ||
         d.cuMemcpyHtoD(src, pattern.data(), bytes) != 0) {
-        throw CliError("bench --device cuda: could not allocate or fill " + std::to_string(3 * bytes) + " bytes on the GPU");
+        throw CliError("bench --device cuda: could not allocate or fill " + std::to_string(3 * bytes) +
+                       " bytes on the GPU");
     }
     const Tensor tin = Tensor::dense(reinterpret_cast<void *>(src), c.dtype, c.in_layout, c.in_dims);
     const Tensor tout = Tensor::dense(reinterpret_cast<void *>(dst), c.dtype, c.out_layout, c.out_dims);
     const CudaStream stream{d.context, nullptr};
     if (Status s = run_cuda(p, tin, tout, stream); !s.ok()) throw CliError(s.message());
     d.cuCtxSynchronize();
-    const BenchResult r = time_pair([&] { run_cuda(p, tin, tout, stream); d.cuCtxSynchronize(); },
-                                    [&] { d.cuMemcpyDtoD(copy_dst, src, bytes); d.cuCtxSynchronize(); }, bytes, rounds);
+    const BenchResult r = time_pair(
+        [&] {
+            run_cuda(p, tin, tout, stream);
+            d.cuCtxSynchronize();
+        },
+        [&] {
+            d.cuMemcpyDtoD(copy_dst, src, bytes);
+            d.cuCtxSynchronize();
+        },
+        bytes, rounds);
     d.cuMemFree(src);
     d.cuMemFree(dst);
     d.cuMemFree(copy_dst);
@@ -305,7 +333,8 @@ int cmd_info(const CallOptions &o, const std::vector<int64_t> &shape) {
 int main(int argc, char **argv) {
     CLI::App app{"spacedepth: SpaceToDepth and DepthToSpace kernels"};
     app.require_subcommand(1);
-    app.failure_message([](const CLI::App *, const CLI::Error &e) { return std::string("spacedepth: error: ") + e.what() + "\n"; });
+    app.failure_message(
+        [](const CLI::App *, const CLI::Error &e) { return std::string("spacedepth: error: ") + e.what() + "\n"; });
 
     CallOptions run_o, bench_o, info_o;
     std::string in_path, out_path;
@@ -313,14 +342,18 @@ int main(int argc, char **argv) {
     add_call_options(run_cmd, run_o, true);
     run_cmd->add_option("--in", in_path, "input .npy")->required();
     run_cmd->add_option("--out", out_path, "output .npy (written only on success)")->required();
-    run_cmd->add_option("--dtype", run_o.dtype, "override the file's dtype with one of the same width (bfloat16, qint8, ...)");
+    run_cmd->add_option("--dtype", run_o.dtype,
+                        "override the file's dtype with one of the same width (bfloat16, qint8, ...)");
 
     std::vector<int64_t> bench_shape, info_shape;
     bool json = false;
     int rounds = 7;
     auto *bench_cmd = app.add_subcommand("bench", "GB/s of one call beside a same-size memcpy, in the same run");
     add_call_options(bench_cmd, bench_o, true);
-    bench_cmd->add_option("--shape", bench_shape, "the input's logical N,C,H,W")->delimiter(',')->expected(4)->required();
+    bench_cmd->add_option("--shape", bench_shape, "the input's logical N,C,H,W")
+        ->delimiter(',')
+        ->expected(4)
+        ->required();
     bench_cmd->add_option("--dtype", bench_o.dtype, "element type (default float32)");
     bench_cmd->add_option("--rounds", rounds, "timing rounds (median reported)")->check(CLI::PositiveNumber);
     bench_cmd->add_flag("--json", json, "print one JSON object");
@@ -328,7 +361,8 @@ int main(int argc, char **argv) {
     bench_cmd->add_option("--device", device, "cpu, or cuda: device tensors on GPU 0 against a device-to-device copy")
         ->check(CLI::IsMember({"cpu", "cuda"}));
 
-    auto *info_cmd = app.add_subcommand("info", "version, kernels, targets, CPU features; with --op and --shape, the variant a call would use");
+    auto *info_cmd = app.add_subcommand(
+        "info", "version, kernels, targets, CPU features; with --op and --shape, the variant a call would use");
     add_call_options(info_cmd, info_o, false);
     info_cmd->add_option("--shape", info_shape, "the input's logical N,C,H,W")->delimiter(',')->expected(4);
     info_cmd->add_option("--dtype", info_o.dtype, "element type (default float32)");

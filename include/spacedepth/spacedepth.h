@@ -21,6 +21,7 @@ namespace spacedepth {
 enum class Op : int { SpaceToDepth = SD_SPACE_TO_DEPTH, DepthToSpace = SD_DEPTH_TO_SPACE };
 enum class Order : int { DCR = SD_ORDER_DCR, CRD = SD_ORDER_CRD };
 enum class Layout : int { NHWC = SD_LAYOUT_NHWC, NCHW = SD_LAYOUT_NCHW, NCHW_VECT_C = SD_LAYOUT_NCHW_VECT_C };
+// clang-format off
 enum class DType : int {
     Bool = SD_BOOL, Int8 = SD_INT8, UInt8 = SD_UINT8, QInt8 = SD_QINT8, QUInt8 = SD_QUINT8,
     Int16 = SD_INT16, UInt16 = SD_UINT16, Float16 = SD_FLOAT16, BFloat16 = SD_BFLOAT16,
@@ -28,6 +29,7 @@ enum class DType : int {
     Int64 = SD_INT64, UInt64 = SD_UINT64, Float64 = SD_FLOAT64, Complex64 = SD_COMPLEX64,
     Complex128 = SD_COMPLEX128,
 };
+// clang-format on
 
 using Dims = std::array<int64_t, 4>;  // N, C, H, W
 

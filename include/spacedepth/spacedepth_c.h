@@ -40,8 +40,15 @@ typedef enum sd_op { SD_SPACE_TO_DEPTH = 0, SD_DEPTH_TO_SPACE = 1, SD_ENUM_RANGE
 typedef enum sd_order { SD_ORDER_DCR = 0, SD_ORDER_CRD = 1, SD_ENUM_RANGE(SD_ORDER) } sd_order;
 
 /* NHWC = [N,H,W,C]; NCHW = [N,C,H,W]; NCHW_VECT_C = [N,C/4,H,W,4], 1-byte elements. */
-typedef enum sd_layout { SD_LAYOUT_NHWC = 0, SD_LAYOUT_NCHW = 1, SD_LAYOUT_NCHW_VECT_C = 2, SD_ENUM_RANGE(SD_LAYOUT) } sd_layout;
+typedef enum sd_layout {
+    SD_LAYOUT_NHWC = 0,
+    SD_LAYOUT_NCHW = 1,
+    SD_LAYOUT_NCHW_VECT_C = 2,
+    SD_ENUM_RANGE(SD_LAYOUT)
+} sd_layout;
 
+/* One row per element width. */
+/* clang-format off */
 typedef enum sd_dtype {
     SD_BOOL = 0, SD_INT8, SD_UINT8, SD_QINT8, SD_QUINT8,    /* 1 byte  */
     SD_INT16, SD_UINT16, SD_FLOAT16, SD_BFLOAT16,           /* 2 bytes */
@@ -51,6 +58,7 @@ typedef enum sd_dtype {
     SD_DTYPE_COUNT,
     SD_ENUM_RANGE(SD_DTYPE)
 } sd_dtype;
+/* clang-format on */
 
 /* A tensor: logical dims (N, C, H, W) whatever the layout, and a stride per logical dim in
  * elements. For NCHW_VECT_C, strides[1] is the stride between groups of 4 channels, and the 4
@@ -69,13 +77,13 @@ typedef struct sd_params {
     int64_t block_h; /* >= 1; 1 is the identity copy */
     int64_t block_w;
     sd_order order;
-    int threads;     /* 0: the library setting (sd_set_num_threads); 1: the caller's thread only;
-                        N > 1: up to N threads from the process-wide pool */
+    int threads; /* 0: the library setting (sd_set_num_threads); 1: the caller's thread only;
+                    N > 1: up to N threads from the process-wide pool */
 } sd_params;
 
 /* Fills t as a dense tensor of the given layout. */
-sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout,
-                               int64_t n, int64_t c, int64_t h, int64_t w);
+sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout, int64_t n, int64_t c,
+                               int64_t h, int64_t w);
 
 /* The logical output dims (N, C, H, W) that params imply for an input of in_dims. */
 sd_status sd_output_dims(const sd_params *params, const int64_t in_dims[4], int64_t out_dims[4]);
@@ -95,8 +103,8 @@ sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_ten
 const char *sd_last_error(void);
 
 const char *sd_status_name(sd_status status);
-const char *sd_dtype_name(sd_dtype dtype);     /* "float32", ...; NULL when out of range */
-int sd_dtype_size(sd_dtype dtype);             /* bytes; 0 when out of range */
+const char *sd_dtype_name(sd_dtype dtype); /* "float32", ...; NULL when out of range */
+int sd_dtype_size(sd_dtype dtype);         /* bytes; 0 when out of range */
 sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype);
 
 /* Process-wide thread count for kernels that run in parallel (0 = one per core). */

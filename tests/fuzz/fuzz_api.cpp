@@ -31,9 +31,9 @@ namespace {
 constexpr int64_t kMaxBufferBytes = 1 << 20;
 
 [[noreturn]] void fail(const char *what, const sd_params &p, const sd_tensor &in, const sd_tensor &out, sd_status s) {
-    std::fprintf(stderr, "FUZZ FAILURE: %s\n  status %d (%s): %s\n  op %d order %d block %lld x %lld threads %d\n", what,
-                 static_cast<int>(s), sd_status_name(s), sd_last_error(), p.op, p.order, static_cast<long long>(p.block_h),
-                 static_cast<long long>(p.block_w), p.threads);
+    std::fprintf(stderr, "FUZZ FAILURE: %s\n  status %d (%s): %s\n  op %d order %d block %lld x %lld threads %d\n",
+                 what, static_cast<int>(s), sd_status_name(s), sd_last_error(), p.op, p.order,
+                 static_cast<long long>(p.block_h), static_cast<long long>(p.block_w), p.threads);
     for (const sd_tensor *t : {&in, &out}) {
         std::fprintf(stderr, "  %s: dtype %d layout %d dims %lld %lld %lld %lld strides %lld %lld %lld %lld data %p\n",
                      t == &in ? "in " : "out", t->dtype, t->layout, (long long)t->dims[0], (long long)t->dims[1],
@@ -45,7 +45,7 @@ constexpr int64_t kMaxBufferBytes = 1 << 20;
 
 int64_t pick_extent(FuzzedDataProvider &fdp) {
     switch (fdp.ConsumeIntegralInRange<int>(0, 15)) {
-    case 0: return fdp.ConsumeIntegral<int64_t>();                   // anything, negative included
+    case 0: return fdp.ConsumeIntegral<int64_t>();                         // anything, negative included
     case 1: return int64_t{1} << fdp.ConsumeIntegralInRange<int>(20, 62);  // huge
     case 2: return INT32_MAX + fdp.ConsumeIntegralInRange<int64_t>(-1, 2);
     case 3: return 0;
@@ -56,8 +56,9 @@ int64_t pick_extent(FuzzedDataProvider &fdp) {
 bool valid_enums(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
     auto layout_ok = [](sd_layout l) { return l >= SD_LAYOUT_NHWC && l <= SD_LAYOUT_NCHW_VECT_C; };
     auto dtype_ok = [](sd_dtype d) { return d >= SD_BOOL && d < SD_DTYPE_COUNT; };
-    return (p.op == SD_SPACE_TO_DEPTH || p.op == SD_DEPTH_TO_SPACE) && (p.order == SD_ORDER_DCR || p.order == SD_ORDER_CRD) &&
-           layout_ok(in.layout) && layout_ok(out.layout) && dtype_ok(in.dtype) && dtype_ok(out.dtype);
+    return (p.op == SD_SPACE_TO_DEPTH || p.op == SD_DEPTH_TO_SPACE) &&
+           (p.order == SD_ORDER_DCR || p.order == SD_ORDER_CRD) && layout_ok(in.layout) && layout_ok(out.layout) &&
+           dtype_ok(in.dtype) && dtype_ok(out.dtype);
 }
 
 // Bytes from a tensor's first to one past its last element, or -1 when any dim or stride is
@@ -71,7 +72,8 @@ int64_t span_bytes(const sd_tensor &t, int elem) {
         if (t.dims[i] == 0) return 0;
     }
     for (int i = 0; i < 4; i++) {
-        const __int128 extent = t.layout == SD_LAYOUT_NCHW_VECT_C && i == 1 ? (static_cast<__int128>(t.dims[1]) + 3) / 4 : t.dims[i];
+        const __int128 extent =
+            t.layout == SD_LAYOUT_NCHW_VECT_C && i == 1 ? (static_cast<__int128>(t.dims[1]) + 3) / 4 : t.dims[i];
         last += (extent - 1) * static_cast<__int128>(t.strides[i]);  // each term < 2^126
         if (last > INT64_MAX) return -1;
     }
@@ -140,7 +142,8 @@ bool output_strides_nest(const sd_tensor &t) {
     std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, extent)
     for (int i = 0; i < 4; i++) {
         const bool vect = t.layout == SD_LAYOUT_NCHW_VECT_C;
-        const int64_t extent = vect && i == 1 ? static_cast<int64_t>((static_cast<__int128>(t.dims[1]) + 3) / 4) : t.dims[i];
+        const int64_t extent =
+            vect && i == 1 ? static_cast<int64_t>((static_cast<__int128>(t.dims[1]) + 3) / 4) : t.dims[i];
         if (extent > 1) dims.emplace_back(t.strides[i], extent);
         if (vect && i == 1 && t.dims[1] > 1) dims.emplace_back(1, 4);  // the 4 channels of a group
     }
@@ -168,12 +171,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     p.op = static_cast<sd_op>(fdp.ConsumeIntegralInRange<int>(-1, 2));
     p.order = static_cast<sd_order>(fdp.ConsumeIntegralInRange<int>(-1, 2));
     p.block_h = fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(1, 5) : pick_extent(fdp);
-    p.block_w = fdp.ConsumeBool() ? p.block_h : fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(1, 5) : pick_extent(fdp);
+    p.block_w = fdp.ConsumeBool()   ? p.block_h
+                : fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(1, 5)
+                                    : pick_extent(fdp);
     p.threads = fdp.ConsumeIntegralInRange<int>(-1, 3);
 
     sd_tensor in{}, out{};
     in.dtype = static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
-    out.dtype = fdp.ConsumeIntegralInRange<int>(0, 15) ? in.dtype : static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
+    out.dtype = fdp.ConsumeIntegralInRange<int>(0, 15)
+                    ? in.dtype
+                    : static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
     in.layout = static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 3));
     out.layout = fdp.ConsumeBool() ? in.layout : static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 3));
     for (int i = 0; i < 4; i++) in.dims[i] = pick_extent(fdp);
@@ -183,10 +190,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     const int elem = std::max(1, sd_dtype_size(in.dtype));
     for (sd_tensor *t : {&in, &out}) {
-        const sd_layout layout = t->layout >= SD_LAYOUT_NHWC && t->layout <= SD_LAYOUT_NCHW_VECT_C ? t->layout : SD_LAYOUT_NCHW;
-        const int64_t c = layout == SD_LAYOUT_NCHW_VECT_C && t->dims[1] < INT64_MAX - 3 ? (t->dims[1] + 3) / 4 * 4 : t->dims[1];
+        const sd_layout layout =
+            t->layout >= SD_LAYOUT_NHWC && t->layout <= SD_LAYOUT_NCHW_VECT_C ? t->layout : SD_LAYOUT_NCHW;
+        const int64_t c =
+            layout == SD_LAYOUT_NCHW_VECT_C && t->dims[1] < INT64_MAX - 3 ? (t->dims[1] + 3) / 4 * 4 : t->dims[1];
         sd_tensor dense = *t;
-        const bool dense_ok = sd_tensor_init_dense(&dense, nullptr, SD_UINT8, layout, t->dims[0], c, t->dims[2], t->dims[3]) == SD_OK;
+        const bool dense_ok =
+            sd_tensor_init_dense(&dense, nullptr, SD_UINT8, layout, t->dims[0], c, t->dims[2], t->dims[3]) == SD_OK;
         switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
         case 0:  // dense
             for (int i = 0; i < 4; i++) t->strides[i] = dense_ok ? dense.strides[i] : 1;
@@ -202,7 +212,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (int i = 0; i < 4; i++) t->strides[i] = fdp.ConsumeIntegralInRange<int64_t>(0, 40);
             break;
         default:  // anything
-            for (int i = 0; i < 4; i++) t->strides[i] = fdp.ConsumeBool() ? fdp.ConsumeIntegral<int64_t>() : pick_extent(fdp);
+            for (int i = 0; i < 4; i++)
+                t->strides[i] = fdp.ConsumeBool() ? fdp.ConsumeIntegral<int64_t>() : pick_extent(fdp);
         }
     }
 
@@ -244,7 +255,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const bool nonempty = valid_shapes && in_span > 0;
     const bool null_data = (in.data == nullptr && in_span > 0) || (out.data == nullptr && out_span > 0);
     const bool self_alias = valid_shapes && !null_data && out_span > 0 && output_self_aliases(out, elem, out_span);
-    const bool fully_valid = valid_shapes && !null_data && !overlapping && !overflow && (out_span == 0 || output_strides_nest(out));
+    const bool fully_valid =
+        valid_shapes && !null_data && !overlapping && !overflow && (out_span == 0 || output_strides_nest(out));
 
     if (s != SD_OK) {
         if (std::strlen(sd_last_error()) == 0) fail("an error without a message", p, in, out, s);

@@ -3,6 +3,7 @@ reference of tests/numpy_reference.py (written from docs/SPEC.md)."""
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -160,7 +161,10 @@ class CliTest(unittest.TestCase):
     def test_info(self):
         r = self.cli("info", "--op", "space_to_depth", "--shape", "1,16,64,64", "--layout", "NCHW", "--block", "2")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("spacedepth 0.1.0", r.stdout)
+        # The version is project(VERSION) in CMakeLists.txt, its one source.
+        cmake = (pathlib.Path(__file__).resolve().parent.parent / "CMakeLists.txt").read_text()
+        version = re.search(r"project\(spacedepth VERSION (\d+\.\d+\.\d+)", cmake).group(1)
+        self.assertIn(f"spacedepth {version}\n", r.stdout)
         self.assertIn("kernel targets", r.stdout)
         self.assertIn("CPU features seen", r.stdout)
         self.assertIn("call: general u32 kernel", r.stdout)

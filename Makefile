@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-peers clean \
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-plan bench-peers clean \
         test-asan test-ubsan test-tsan test-large fuzz tune compare-schedules
 
 all: build
@@ -93,10 +93,19 @@ demo: build
 BENCH_MIN_TIME ?= 0.1
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
-	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
+	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot)/' \
 		--benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
+	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench
 	@$(VENV)/bin/python bench/results_table.py bench/results.json --bench $(BUILD)/bin/spacedepth_bench
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
+
+# The cost of a call (64 bytes: through a plan, one-shot, XNNPACK, memcpy) and every case at 4, 16
+# and 32 KiB through a plan and one-shot (bench/plan_path.py, about 2 minutes), then bench/RESULTS.md
+# again. BENCH_BEFORE=path/to/an/older/spacedepth_bench adds that build's one-shot fixed cost.
+bench-plan: build
+	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench \
+		$(if $(BENCH_BEFORE),--before $(BENCH_BEFORE) --before-label "$(BENCH_BEFORE_LABEL)")
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
 # The Python peers (PyTorch, ONNX Runtime, OpenVINO, TensorFlow) in their own venv, on the same
 # cases; then bench/RESULTS.md again with their columns. Not part of CI.

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -135,7 +136,29 @@ bool agrees_with_spacedepth(benchmark::State &state, Setup &s, const std::functi
     return true;
 }
 
+// The library through a plan, the path a caller repeating a shape takes (the one-shot run() pays
+// validation and planning on every call: see the fixed_cost rows).
 void BM_spacedepth(benchmark::State &state, Case c) {
+    auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
+    Plan plan;
+    Status st = plan.create(s->params, s->in, s->out);
+    if (st.ok()) st = plan.run(s->src->data(), s->dst->data());
+    if (!st.ok()) {
+        state.SkipWithError(st.message().c_str());
+        return;
+    }
+    const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
+    for (auto _ : state) {
+        plan.run(s->src->data(), s->dst->data());
+        benchmark::DoNotOptimize(s->dst->data());
+    }
+    record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
+    state.SetLabel(plan.describe());
+    finish(state, s->bytes);
+}
+
+// The same call one-shot (run(): validation, planning and the kernel, every call).
+void BM_oneshot(benchmark::State &state, Case c) {
     auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
     if (Status st = run(s->params, s->in, s->out); !st.ok()) {
         state.SkipWithError(st.message().c_str());
@@ -206,20 +229,64 @@ void BM_threshold(benchmark::State &state, Case c) {
     finish(state, s->bytes);
 }
 
-// The fixed cost: a 64-byte tensor (validation + planning + kernel entry).
-void BM_fixed_cost(benchmark::State &state) {
-    std::vector<float> in(16, 1.0f), out(16);
-    const Tensor tin = Tensor::dense(in.data(), DType::Float32, Layout::NHWC, {1, 4, 2, 2});
-    const Tensor tout = Tensor::dense(out.data(), DType::Float32, Layout::NHWC, {1, 16, 1, 1});
+// The fixed cost of a call: D2S NHWC DCR f32 on a 64-byte tensor ([1, 16, 1, 1] -> [1, 4, 2, 2]),
+// one thread, through a plan (kernel entry only), one-shot (validation + planning + kernel entry),
+// XNNPACK's xnn_run_operator after its create / reshape / setup, and a 64-byte memcpy.
+void BM_fixed_cost(benchmark::State &state, int variant) {
+    const Case c{"fixed", Op::DepthToSpace, Order::DCR, Layout::NHWC, Layout::NHWC, DType::Float32, 4, 2, 2};
+    alignas(64) float in[16], out[16];
+    for (int i = 0; i < 16; i++) in[i] = static_cast<float>(i);
+    const Tensor tin = Tensor::dense(in, DType::Float32, Layout::NHWC, {1, 16, 1, 1});
+    const Tensor tout = Tensor::dense(out, DType::Float32, Layout::NHWC, {1, 4, 2, 2});
+    const Params p{Op::DepthToSpace, 2, Order::DCR, 1};
+    Plan plan;
+    std::function<void()> call;
+    switch (variant) {
+    case 0:
+        if (!plan.create(p, tin, tout).ok()) return state.SkipWithError("plan");
+        call = [&] { plan.run(in, out); };
+        break;
+    case 1: call = [&] { run(p, tin, tout); }; break;
+    case 2:
+        call = bench::xnnpack_peer(c, tin, tout, 1);
+        if (!call) return state.SkipWithError("XNNPACK does not apply");
+        break;
+    default: call = [&] { std::memcpy(out, in, sizeof(in)); };
+    }
+    call();
     for (auto _ : state) {
-        run(Params{Op::SpaceToDepth, 2, Order::DCR, 0}, tin, tout);
-        benchmark::DoNotOptimize(out.data());
+        call();
+        benchmark::DoNotOptimize(out);
+        benchmark::ClobberMemory();
     }
     finish(state, 64);
 }
 
+// Small tensors: every case of the matrix at 4, 16 and 32 KiB, 1 thread, through a plan and
+// one-shot, each row with its own memcpy yardstick. Named plan/<case>/... and oneshot/<case>/...,
+// apart from the matrix's spacedepth rows (`make bench-plan` runs these and fixed_cost alone).
+void register_small_tensors() {
+    for (int64_t size : {4 << 10, 16 << 10, 32 << 10}) {
+        for (const Case &c : bench::all_cases()) {
+            benchmark::RegisterBenchmark(("plan/" + c.name).c_str(), BM_spacedepth, c)
+                ->Args({size, 1})
+                ->ArgNames({"bytes", "threads"})
+                ->UseRealTime();
+            benchmark::RegisterBenchmark(("oneshot/" + c.name).c_str(), BM_oneshot, c)
+                ->Args({size, 1})
+                ->ArgNames({"bytes", "threads"})
+                ->UseRealTime();
+        }
+    }
+}
+
 int register_all() {
-    benchmark::RegisterBenchmark("fixed_cost/bytes:64", BM_fixed_cost);
+    const char *const kFixedCostVariants[] = {"plan", "oneshot", "xnnpack", "memcpy"};
+    for (int v = 0; v < 4; v++) {
+        benchmark::RegisterBenchmark((std::string("fixed_cost/") + kFixedCostVariants[v] + "/bytes:64").c_str(),
+                                     BM_fixed_cost, v);
+    }
+    register_small_tensors();
     for (const Case &c : bench::all_cases()) {
         if (c.name != "D2S_NHWC_DCR_f32_C16_b2" && c.name != "D2S_NCHW_CRD_f32_C3_b2" &&
             c.name != "S2D_NCHW_DCR_u8_C16_b2")

@@ -91,14 +91,12 @@ def load_cpp(path):
     memcpy = {}
     gbps = defaultdict(dict)  # (case, size) -> {(impl, threads): GB/s}
     yard = defaultdict(dict)  # (case, size) -> {(impl, threads): memcpy GB/s of the same row}
-    fixed_ns = None
     threshold = defaultdict(dict)  # (case, size) -> {parallel: GB/s}
     for b in data["benchmarks"]:
         if b.get("error_occurred") or "bytes_per_second" not in b:
             continue
-        if b["name"].startswith("fixed_cost"):
-            fixed_ns = b["real_time"] if b.get("time_unit") == "ns" else None
-            continue
+        if re.match(r"(fixed_cost|plan|oneshot)/", b["name"]):
+            continue  # the per-call and small-tensor rows: bench/plan_path.py's section
         m = re.match(r"threshold/([^/]+)/bytes:(\d+)/parallel:(\d)", b["name"])
         if m:
             threshold[(m.group(1), int(m.group(2)))][int(m.group(3))] = b["bytes_per_second"] / 1e9
@@ -113,7 +111,7 @@ def load_cpp(path):
             gbps[key][impl] = b["bytes_per_second"] / 1e9
             if "memcpy_gbps" in b:
                 yard[key][impl] = b["memcpy_gbps"] if impl[1] == 1 else b["best_memcpy_gbps"]
-    return data["context"], memcpy, gbps, yard, fixed_ns, threshold
+    return data["context"], memcpy, gbps, yard, threshold
 
 
 def main():
@@ -128,7 +126,7 @@ def main():
     ap.add_argument("--plans", default=os.path.join(os.path.dirname(__file__), "plans.json"))
     args = ap.parse_args()
 
-    ctx, memcpy, gbps, yard, fixed_ns, threshold = load_cpp(args.cpp_json)
+    ctx, memcpy, gbps, yard, threshold = load_cpp(args.cpp_json)
     peers = json.load(open(args.peers)) if os.path.exists(args.peers) else None
     py = defaultdict(dict)  # (case, size) -> {(peer, threads): ratio}
     if peers:
@@ -170,9 +168,7 @@ def main():
     # Targets.
     lines += ["## Targets", ""]
     all_misses = []  # (case, size, threads, ratio, target)
-    if fixed_ns is not None:
-        lines += [f"- Fixed cost of a call on a 64-byte tensor (validation + planning + kernel entry): "
-                  f"**{fixed_ns:.0f} ns** (target <= 1000 ns).", ""]
+    lines += ["- The cost of a call and small tensors (4-32 KiB): \"Per-call cost and small tensors\" below.", ""]
     for (size, threads), target in TARGETS.items():
         rs = [(c, ratio(c, size, "spacedepth", threads)) for c in cases]
         rs = [(c, r) for c, r in rs if r is not None]
@@ -253,8 +249,8 @@ def main():
 
     if os.path.exists(args.analysis):
         lines += [open(args.analysis).read().strip(), ""]
-    # Sections other commands write: `make arm-mca`, `make compare-schedules`.
-    for section in ("arm_mca.md", "schedules.md"):
+    # Sections other commands write: `make bench-plan`, `make arm-mca`, `make compare-schedules`.
+    for section in ("plan_path.md", "arm_mca.md", "schedules.md"):
         path = os.path.join(os.path.dirname(args.out), section)
         if os.path.exists(path):
             lines += [open(path).read().strip(), ""]

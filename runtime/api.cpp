@@ -38,35 +38,72 @@ sd_params to_c(const Params &p) {
     return sd_params{static_cast<sd_op>(p.op), p.block.h, p.block.w, static_cast<sd_order>(p.order), p.threads};
 }
 
-Status run_unguarded(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
-    Problem problem;
-    if (Status s = validate(params, in, out, &problem); !s.ok()) {
-        return s;
-    }
-    if (problem.empty) {
-        return {};
-    }
-    // A build for CPU features this CPU lacks (SPACEDEPTH_TARGETS without a baseline target)
-    // would fault on its first instruction: refuse instead.
-    if (call.device == Device::Host && cpu_kernel_target() == "none") {
-        return error(SD_ERROR_UNSUPPORTED,
-                     std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
-                         SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
-    }
-    return execute(problem, normalize(problem, build_view(problem), call.device), call);
-}
-
-}  // namespace
-
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
+template <typename F>
+Status catching_bad_alloc(F &&f) {
     // Planning allocates only for fragmented views (NCHW_VECT_C in CRD order with blocks that do
     // not line up with 4), and the first call sets up the switch points: std::bad_alloc is the
     // one exception a call can raise (tests/test_out_of_memory.cpp).
     try {
-        return run_unguarded(params, in, out, call);
+        return f();
     } catch (const std::bad_alloc &) {
         return error(SD_ERROR_OUT_OF_MEMORY, "out of memory");  // short: no allocation for the message
     }
+}
+
+}  // namespace
+
+Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Device device,
+                 PlannedCall *planned) {
+    return catching_bad_alloc([&]() -> Status {
+        sd_tensor in_desc = in, out_desc = out;
+        in_desc.data = out_desc.data = nullptr;  // plan for aligned addresses (0 is aligned to all)
+        Problem problem;
+        if (Status s = validate_layout(params, in_desc, out_desc, &problem); !s.ok()) {
+            return s;
+        }
+        // A build for CPU features this CPU lacks (SPACEDEPTH_TARGETS without a baseline target)
+        // would fault on its first instruction: refuse instead.
+        if (device == Device::Host && !problem.empty && cpu_kernel_target() == "none") {
+            return error(SD_ERROR_UNSUPPORTED,
+                         std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
+                             SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
+        }
+        planned->problem = problem;
+        if (!problem.empty) {
+            planned->plan = normalize(problem, build_view(problem), device);
+            planned->kernel = find_kernel(device, planned->plan.family, planned->plan.width);
+        }
+        planned->plan.device = device;
+        return {};
+    });
+}
+
+Status run_planned(const PlannedCall &planned, const void *in, void *out, const DeviceCall &call) {
+    if (Status s = validate_memory(planned.problem, in, out); !s.ok() || planned.problem.empty) {
+        return s;
+    }
+    const uintptr_t width = static_cast<uintptr_t>(planned.plan.width);
+    if ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % width != 0) {
+        // Addresses the plan's wider element does not fit: plan again for these.
+        Problem problem = planned.problem;
+        problem.in.data = const_cast<void *>(in);
+        problem.out.data = out;
+        return catching_bad_alloc([&] {
+            return execute(problem, normalize(problem, build_view(problem), planned.plan.device), nullptr, in, out,
+                           call);
+        });
+    }
+    return execute(planned.problem, planned.plan, planned.kernel, in, out, call);
+}
+
+Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
+    return catching_bad_alloc([&]() -> Status {
+        PlannedCall planned;
+        if (Status s = plan_call(params, in, out, call.device, &planned); !s.ok()) {
+            return s;
+        }
+        return run_planned(planned, in.data, out.data, call);
+    });
 }
 
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out) {
@@ -119,6 +156,44 @@ Status space_to_depth(const Tensor &in, const Tensor &out, Block block, Order or
 
 Status depth_to_space(const Tensor &in, const Tensor &out, Block block, Order order, int threads) {
     return run(Params{Op::DepthToSpace, block, order, threads}, in, out);
+}
+
+Plan::~Plan() { delete planned_; }
+
+Plan::Plan(Plan &&other) noexcept : planned_(other.planned_) { other.planned_ = nullptr; }
+
+Plan &Plan::operator=(Plan &&other) noexcept {
+    if (this != &other) {
+        delete planned_;
+        planned_ = other.planned_;
+        other.planned_ = nullptr;
+    }
+    return *this;
+}
+
+Status Plan::create(const Params &params, const Tensor &in, const Tensor &out) {
+    delete planned_;
+    planned_ = nullptr;
+    detail::PlannedCall planned;
+    if (Status s = detail::plan_call(detail::to_c(params), detail::to_c(in), detail::to_c(out), Device::Host, &planned);
+        !s.ok()) {
+        return s;
+    }
+    planned_ = new (std::nothrow) detail::PlannedCall(std::move(planned));
+    return planned_ != nullptr ? Status() : Status(SD_ERROR_OUT_OF_MEMORY, "out of memory");
+}
+
+Status Plan::run(const void *in, void *out) const {
+    if (planned_ == nullptr) {
+        return Status(SD_ERROR_INVALID_ARGUMENT, "the plan is empty: create() has not succeeded");
+    }
+    return detail::run_planned(*planned_, in, out, {});
+}
+
+std::string Plan::describe() const {
+    if (planned_ == nullptr) return "empty plan";
+    if (planned_->problem.empty) return "empty tensor: nothing to do";
+    return detail::describe_plan(planned_->plan);
 }
 
 std::string describe_call(const Params &params, const Tensor &in, const Tensor &out) {

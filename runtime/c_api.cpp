@@ -7,6 +7,11 @@
 #include <exception>
 #include <string>
 
+// The C handle of a plan: the core's planned call.
+struct sd_plan {
+    spacedepth::detail::PlannedCall planned;
+};
+
 namespace {
 
 thread_local std::string last_error;
@@ -83,6 +88,39 @@ sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_ten
         return spacedepth::detail::run_c(*params, *in, *out, call);
     });
 }
+
+sd_status sd_plan_create(const sd_params *params, const sd_tensor *in_desc, const sd_tensor *out_desc, sd_plan **plan) {
+    return guarded([&]() -> spacedepth::Status {
+        if (plan == nullptr) {
+            return null_argument("plan");
+        }
+        *plan = nullptr;
+        if (params == nullptr || in_desc == nullptr || out_desc == nullptr) {
+            return null_argument(params == nullptr    ? "params"
+                                 : in_desc == nullptr ? "input descriptor"
+                                                      : "output descriptor");
+        }
+        spacedepth::detail::PlannedCall planned;
+        if (spacedepth::Status s =
+                spacedepth::detail::plan_call(*params, *in_desc, *out_desc, spacedepth::Device::Host, &planned);
+            !s.ok()) {
+            return s;
+        }
+        *plan = new sd_plan{std::move(planned)};
+        return {};
+    });
+}
+
+sd_status sd_plan_run(const sd_plan *plan, const void *in, void *out) {
+    return guarded([&]() -> spacedepth::Status {
+        if (plan == nullptr) {
+            return null_argument("plan");
+        }
+        return spacedepth::detail::run_planned(plan->planned, in, out, spacedepth::detail::DeviceCall{});
+    });
+}
+
+void sd_plan_destroy(sd_plan *plan) { delete plan; }
 
 const char *sd_last_error(void) { return last_error.c_str(); }
 

@@ -173,8 +173,11 @@ int detach(ErrorSink &sink, CallBuffers &b, const DeviceCall &call, int rc) {
 
 }  // namespace
 
-Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
-    const RegisteredKernel *kernel = find_kernel(call.device, plan.family, plan.width);
+Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kernel, const void *in, void *out,
+               const DeviceCall &call) {
+    if (kernel == nullptr) {
+        kernel = find_kernel(call.device, plan.family, plan.width);
+    }
     if (kernel == nullptr && call.device == Device::Cuda) {
         return error(SD_ERROR_UNSUPPORTED, "this build has no CUDA kernels (configured with SPACEDEPTH_CUDA=OFF)");
     }
@@ -207,8 +210,8 @@ Status execute(const Problem &p, const Plan &plan, const DeviceCall &call) {
         out_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
     }
     const halide_type_t type(halide_type_uint, static_cast<uint8_t>(8 * plan.width));
-    uint8_t *const in_base = static_cast<uint8_t *>(p.in.data);
-    uint8_t *const out_base = static_cast<uint8_t *>(p.out.data);
+    uint8_t *const in_base = static_cast<uint8_t *>(const_cast<void *>(in));
+    uint8_t *const out_base = static_cast<uint8_t *>(out);
     const int64_t w = plan.width;
 
     // Odometer over the loop dims, for every fragment.

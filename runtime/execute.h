@@ -18,11 +18,27 @@ struct DeviceCall {
     const KernelTable *host_kernel_overrides = nullptr;
 };
 
+// A call validated and planned once, to be run on any memory of the same shape (the plan API).
+// Planned for addresses aligned to plan.width; run_planned() plans again for others.
+struct PlannedCall {
+    Problem problem;  // data pointers null
+    Plan plan;
+    const RegisteredKernel *kernel = nullptr;  // the plan's kernel, found at create
+};
+
+// Every rule but those on the data pointers (ignored), then the plan for `device`.
+Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Device device, PlannedCall *call);
+// The data pointers' rules (null data, overlap), then the kernels. Reads *planned only, so many
+// threads may run one PlannedCall at once.
+Status run_planned(const PlannedCall &planned, const void *in, void *out, const DeviceCall &call);
+
 // Halide's process-wide thread pool (0: one thread per core).
 void set_pool_threads(int threads);
 int pool_threads();
 
-// Runs the plan; Halide errors come back in the status.
-Status execute(const Problem &problem, const Plan &plan, const DeviceCall &call = {});
+// Runs the plan on in and out (already validated): `kernel` is the plan's registered kernel, or
+// null to look it up. Halide errors come back in the status.
+Status execute(const Problem &problem, const Plan &plan, const RegisteredKernel *kernel, const void *in, void *out,
+               const DeviceCall &call);
 
 }  // namespace spacedepth::detail

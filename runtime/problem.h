@@ -22,6 +22,7 @@ struct Problem {
     int64_t bytes;  // bytes of one tensor (input and output are the same size)
     bool empty;     // some dim is 0: valid, nothing to do
     int threads;
+    int64_t in_span_bytes, out_span_bytes;  // from each tensor's first byte to one past its last
 };
 
 // The op, order, block and thread rules.
@@ -30,6 +31,10 @@ Status check_params(const sd_params &params);
 Status implied_dims(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
 // Checks every rule of docs/SPEC.md section 5. On success fills *problem.
 Status validate(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Problem *problem);
+// The rules that do not depend on the data pointers (a plan's create), and those that do (its
+// run): null data with a non-zero size, and overlapping input and output memory.
+Status validate_layout(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Problem *problem);
+Status validate_memory(const Problem &problem, const void *in, const void *out);
 
 // The names of the dtypes, layouts, ops and orders, and the dtypes' sizes: one table each
 // (names.cpp), which both public APIs read. Out of range: 0 or nullptr; an unknown name: -1.

@@ -2,17 +2,18 @@
 // keeps the fixed cost per call near a memcpy's (bench: fixed_cost, a 64-byte tensor).
 #pragma once
 
-#include <array>
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 
 namespace spacedepth::detail {
 
 template <typename T, size_t N>
 class SmallVector {
 public:
-    SmallVector() = default;
+    SmallVector() {}
     SmallVector(std::initializer_list<T> items) {
         for (const T &t : items) push_back(t);
     }
@@ -39,13 +40,25 @@ public:
     T &operator[](size_t i) { return items_[i]; }
     const T &operator[](size_t i) const { return items_[i]; }
     T &back() { return items_[size_ - 1]; }
-    T *begin() { return items_.data(); }
-    T *end() { return items_.data() + size_; }
-    const T *begin() const { return items_.data(); }
-    const T *end() const { return items_.data() + size_; }
+    T *begin() { return items_; }
+    T *end() { return items_ + size_; }
+    const T *begin() const { return items_; }
+    const T *end() const { return items_ + size_; }
+
+    // Copies move the used elements only; the rest of the storage is never initialised, so a
+    // SmallVector costs nothing to create (a plan holds several of up to 16 dims).
+    SmallVector(const SmallVector &other) : size_(other.size_) { std::copy(other.begin(), other.end(), items_); }
+    SmallVector &operator=(const SmallVector &other) {
+        size_ = other.size_;
+        std::copy(other.begin(), other.end(), items_);
+        return *this;
+    }
 
 private:
-    std::array<T, N> items_{};
+    static_assert(std::is_trivially_destructible_v<T>, "plain values only: elements are never destroyed");
+    union {
+        T items_[N];  // a union member: not constructed until written
+    };
     size_t size_ = 0;
 };
 

@@ -154,7 +154,7 @@ Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implie
     return {};
 }
 
-Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, Problem *problem) {
+Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor &out, Problem *problem) {
     if (Status s = check_params(p); !s.ok()) {
         return s;
     }
@@ -223,30 +223,44 @@ Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, P
         return s;
     }
     const bool empty = in_size.count == 0;
-    if (!empty) {
-        if (in.data == nullptr || out.data == nullptr) {
-            return fail(SD_ERROR_NULL_DATA, std::string(in.data == nullptr ? "input" : "output") +
-                                                " data is null but the tensor has " + std::to_string(in_size.count) +
-                                                " elements (rule: null data only with a zero size)");
-        }
-        if (output_aliases_itself(out)) {
-            return fail(SD_ERROR_OVERLAP, "output strides " + dims_str(out.strides) + " make elements of dims " +
-                                              dims_str(out.dims) +
-                                              " share memory (rule: each output element has its own address)");
-        }
-        const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in.data), out_lo = reinterpret_cast<uintptr_t>(out.data);
-        const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(in_size.span_bytes);
-        const uintptr_t out_hi = out_lo + static_cast<uintptr_t>(out_size.span_bytes);
-        if (in_lo < out_hi && out_lo < in_hi) {
-            std::ostringstream m;
-            m << "input memory [" << in.data << ", +" << in_size.span_bytes << " bytes) overlaps output memory ["
-              << out.data << ", +" << out_size.span_bytes << " bytes) (rule: the operation is not in place)";
-            return fail(SD_ERROR_OVERLAP, m.str());
-        }
+    if (!empty && output_aliases_itself(out)) {
+        return fail(SD_ERROR_OVERLAP, "output strides " + dims_str(out.strides) + " make elements of dims " +
+                                          dims_str(out.dims) +
+                                          " share memory (rule: each output element has its own address)");
     }
-
-    *problem = Problem{p.op, p.order, p.block_h, p.block_w, in, out, elem, in_size.count * elem, empty, p.threads};
+    *problem = Problem{p.op,  p.order,   p.block_h,          p.block_w,          in, out, elem, in_size.count * elem,
+                       empty, p.threads, in_size.span_bytes, out_size.span_bytes};
     return {};
+}
+
+Status validate_memory(const Problem &problem, const void *in, const void *out) {
+    if (problem.empty) {
+        return {};
+    }
+    const char *op = op_label(problem.op);
+    if (in == nullptr || out == nullptr) {
+        return error(SD_ERROR_NULL_DATA, std::string(op) + ": " + (in == nullptr ? "input" : "output") +
+                                             " data is null but the tensor has " +
+                                             std::to_string(problem.bytes / problem.elem_bytes) +
+                                             " elements (rule: null data only with a zero size)");
+    }
+    const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in), out_lo = reinterpret_cast<uintptr_t>(out);
+    const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(problem.in_span_bytes);
+    const uintptr_t out_hi = out_lo + static_cast<uintptr_t>(problem.out_span_bytes);
+    if (in_lo < out_hi && out_lo < in_hi) {
+        std::ostringstream m;
+        m << op << ": input memory [" << in << ", +" << problem.in_span_bytes << " bytes) overlaps output memory ["
+          << out << ", +" << problem.out_span_bytes << " bytes) (rule: the operation is not in place)";
+        return error(SD_ERROR_OVERLAP, m.str());
+    }
+    return {};
+}
+
+Status validate(const sd_params &p, const sd_tensor &in, const sd_tensor &out, Problem *problem) {
+    if (Status s = validate_layout(p, in, out, problem); !s.ok()) {
+        return s;
+    }
+    return validate_memory(*problem, in.data, out.data);
 }
 
 }  // namespace spacedepth::detail

@@ -151,9 +151,11 @@ class CliTest(unittest.TestCase):
                      "--order", "DCR", "--layout", "NHWC", "--threads", "1", "--rounds", "3", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         j = json.loads(r.stdout)
-        for key in ("gbps", "memcpy_gbps", "ratio"):
+        for key in ("gbps", "memcpy_gbps", "ratio", "seconds", "oneshot_seconds"):
             self.assertGreater(j[key], 0)
         self.assertAlmostEqual(j["ratio"], j["gbps"] / j["memcpy_gbps"], places=6)
+        # ratio and seconds are the plan path's; the one-shot call is timed beside it.
+        self.assertAlmostEqual(j["gbps"], 2 * j["bytes"] / j["seconds"] / 1e9, places=3)
         r = self.cli("bench", "--op", "depth_to_space", "--shape", "1,6,32,32", "--block", "2")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("C % (bh*bw) == 0", r.stderr)

@@ -74,3 +74,36 @@ TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) {
 }
 
 }  // namespace
+
+namespace {
+
+// One plan, run from many threads at once on each thread's own tensors (the plan is only read).
+TEST(Concurrency, OnePlanRunFromManyThreads) {
+    const Params p{Op::DepthToSpace, Block(2), Order::CRD, 0};
+    const Dims deep{2, 12, 24, 40}, space{2, 3, 48, 80};
+    spacedepth::Plan plan;
+    const TestTensor in_desc = make_tensor(DType::Float32, Layout::NCHW, deep);
+    const TestTensor out_desc = make_tensor(DType::Float32, Layout::NHWC, space);
+    ASSERT_TRUE(plan.create(p, in_desc.tensor, out_desc.tensor).ok());
+    std::vector<std::string> failures(kCallers);
+    std::vector<std::thread> threads;
+    for (int id = 0; id < kCallers; id++) {
+        threads.emplace_back([&, id] {
+            for (int i = 0; i < kCallsEach; i++) {
+                TestTensor in = make_tensor(DType::Float32, Layout::NCHW, deep);
+                TestTensor out = make_tensor(DType::Float32, Layout::NHWC, space);
+                fill_unique(in, id * 1000 + i);
+                const spacedepth::Status s = plan.run(in.tensor.data, out.tensor.data);
+                std::string diff = s.ok() ? compare(out, expected_output(p, in, out)) : s.message();
+                if (!diff.empty()) {
+                    failures[id] = "thread " + std::to_string(id) + " run " + std::to_string(i) + ": " + diff;
+                    return;
+                }
+            }
+        });
+    }
+    for (std::thread &t : threads) t.join();
+    for (const std::string &f : failures) EXPECT_EQ(f, "");
+}
+
+}  // namespace

@@ -71,6 +71,37 @@ private:
     std::string message_;
 };
 
+namespace detail {
+struct PlannedCall;
+}
+
+// A call validated and planned once, then run on any memory of that shape (sd_plan_create and
+// sd_plan_run in C). create() checks every rule but the two about memory; the tensors' data
+// pointers are ignored. run() checks only those two (null data with a non-zero size, overlap)
+// and calls the kernels; it reads the plan only, so many threads may run one plan at once.
+//
+//   spacedepth::Plan plan;
+//   if (Status s = plan.create(Params{Op::DepthToSpace, 2}, in_desc, out_desc); !s.ok()) ...
+//   for (...) plan.run(x, y);
+class Plan {
+public:
+    Plan() = default;
+    ~Plan();
+    Plan(Plan &&other) noexcept;
+    Plan &operator=(Plan &&other) noexcept;
+    Plan(const Plan &) = delete;
+    Plan &operator=(const Plan &) = delete;
+
+    Status create(const Params &params, const Tensor &in, const Tensor &out);
+    Status run(const void *in, void *out) const;
+    bool ready() const { return planned_ != nullptr; }
+    // Which kernel variant runs, in words (as describe_call()).
+    std::string describe() const;
+
+private:
+    detail::PlannedCall *planned_ = nullptr;
+};
+
 // The output dims (N, C, H, W) that params imply for input dims, or an error.
 Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims);
 

@@ -99,6 +99,21 @@ sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *
 sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_tensor *out, void *cu_context,
                       void *cu_stream);
 
+/* A plan: one call validated and planned once, then run on any memory of that shape. Inference
+ * engines call these ops on the same shapes again and again; a plan pays the validation, the
+ * view and the kernel choice once, at create, so a run costs little more than the kernel.
+ *
+ * sd_plan_create: params and two descriptors, tensors whose data pointers are ignored. Checks
+ *   every rule but the two about memory, and returns the plan in *plan (NULL on failure).
+ * sd_plan_run: the planned call on in and out, which must not overlap, and may be null only for
+ *   a zero-size tensor. It reads the plan only, so any number of threads may run one plan at
+ *   once. Addresses aligned to 8 bytes are the fast path; others are planned again per call.
+ * sd_plan_destroy: frees the plan; NULL is allowed. */
+typedef struct sd_plan sd_plan;
+sd_status sd_plan_create(const sd_params *params, const sd_tensor *in_desc, const sd_tensor *out_desc, sd_plan **plan);
+sd_status sd_plan_run(const sd_plan *plan, const void *in, void *out);
+void sd_plan_destroy(sd_plan *plan);
+
 /* One line: the rule and the values, of the last failed call on this thread ("" if none). */
 const char *sd_last_error(void);
 

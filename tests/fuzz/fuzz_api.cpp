@@ -1,7 +1,8 @@
 // libFuzzer target: the public C API with arbitrary descriptors. Built with ASan + UBSan (preset
 // asan); ctest fuzz_short runs it for 60 s, `make fuzz` for longer.
 //
-// Each input becomes one sd_run call: op, order, layouts, dtypes, block and threads from the full
+// Each input becomes one sd_run call, and the same call again through a plan (sd_plan_create,
+// sd_plan_run), which must agree with it exactly: op, order, layouts, dtypes, block and threads from the full
 // range of their types (out-of-range enums, zero, negative and huge values included); dims and
 // strides small, dense, padded, random or huge enough to overflow; null data, and input and output
 // in one overlapping buffer. Memory is real and exactly as large as each tensor's span (so ASan
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -250,6 +252,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const std::vector<uint8_t> in_before = overlapping ? shared : in_buf;
     const std::vector<uint8_t> out_before = out_buf;
     const sd_status s = sd_run(&p, &in, &out);
+
+    // The plan path on the same call must agree with sd_run: create from the descriptors (their
+    // data pointers ignored), then run on the same memory, restored to what sd_run saw. Same
+    // status, same message, same bytes everywhere (the overlapping case included).
+    {
+        const std::string run_message = sd_last_error();
+        const std::vector<uint8_t> run_out = out_buf, run_shared = shared;
+        out_buf = out_before;
+        if (overlapping) shared = in_before;
+        sd_tensor in_desc = in, out_desc = out;
+        in_desc.data = fdp.ConsumeBool() ? nullptr : in.data;
+        out_desc.data = fdp.ConsumeBool() ? nullptr : out.data;
+        sd_plan *plan = nullptr;
+        sd_status ps = sd_plan_create(&p, &in_desc, &out_desc, &plan);
+        if ((ps == SD_OK) != (plan != nullptr)) fail("sd_plan_create's status and plan disagree", p, in, out, ps);
+        if (ps == SD_OK) ps = sd_plan_run(plan, in.data, out.data);
+        sd_plan_destroy(plan);
+        if (ps != s) fail("the plan path's status differs from sd_run's", p, in, out, ps);
+        if (s != SD_OK && run_message != sd_last_error()) fail("the plan path's message differs", p, in, out, ps);
+        if (out_buf != run_out || shared != run_shared) fail("the plan path wrote other bytes", p, in, out, ps);
+    }
 
     const bool valid_shapes = shapes_valid(p, in, out);
     const bool nonempty = valid_shapes && in_span > 0;

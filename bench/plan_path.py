@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""`make bench-plan`: the per-call cost and small tensors, through a plan and one-shot.
+
+Runs the harness's fixed_cost rows (a 64-byte D2S NHWC DCR f32 call, 1 thread: through a plan,
+one-shot, XNNPACK's xnn_run_operator, and a 64-byte memcpy) as interleaved repetitions, then the
+plan/ and oneshot/ rows (every case of the matrix at 4, 16 and 32 KiB, 1 thread, each against
+its own memcpy). With --before BENCH (a harness built from an earlier commit) its one-shot
+fixed cost is measured in the same run, alternating with this build's. Writes
+bench/plan_path.json (the raw rows) and bench/plan_path.md, the section bench/results_table.py
+includes in bench/RESULTS.md.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL_TARGETS = {4 << 10: 0.3, 16 << 10: 0.5}  # through a plan, every case (32 KiB: reported)
+FIXED_LABELS = {
+    "plan": "spacedepth, through a plan (`sd_plan_run`)",
+    "oneshot": "spacedepth, one-shot (`sd_run`)",
+    "xnnpack": "XNNPACK, `xnn_run_operator` after create / reshape / setup",
+    "memcpy": "memcpy of 64 bytes",
+}
+
+
+def run_bench(bench, *args):
+    out = subprocess.run([bench, "--benchmark_format=json", *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def fixed_costs(bench, before, rounds):
+    """Median ns per call of each fixed_cost variant over `rounds` alternating runs."""
+    samples = defaultdict(list)
+    ctx = None
+    for _ in range(rounds):
+        for binary, tag in [(bench, "")] + ([(before, "before/")] if before else []):
+            data = run_bench(binary, "--benchmark_filter=^fixed_cost", "--benchmark_min_time=0.2")
+            ctx = ctx or data["context"]
+            for b in data["benchmarks"]:
+                m = re.match(r"fixed_cost/(?:(\w+)/)?bytes:64", b["name"])
+                if m and not b.get("error_occurred"):
+                    samples[tag + (m.group(1) or "oneshot")].append(b["real_time"])
+    return ctx, {k: statistics.median(v) for k, v in samples.items()}, {k: (min(v), max(v)) for k, v in samples.items()}
+
+
+def small_ratios(bench):
+    data = run_bench(bench, "--benchmark_filter=^(plan|oneshot)/", "--benchmark_min_time=0.05")
+    ratios = {}  # (path, case, bytes) -> ratio to the row's memcpy
+    for b in data["benchmarks"]:
+        m = re.match(r"(plan|oneshot)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
+        if m and not b.get("error_occurred") and b.get("memcpy_gbps"):
+            ratios[(m.group(1), m.group(2), int(m.group(3)))] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
+    return data["context"], ratios
+
+
+def render(ctx, fixed, spread, ratios, before_label):
+    date = datetime.date.today().isoformat()
+    lines = ["## Per-call cost and small tensors (`make bench-plan`)", "",
+             f"bench/plan_path.py, {date}, {ctx.get('host_name')} ({ctx.get('num_cpus')} CPUs), 1 thread, the best "
+             "kernel path this CPU runs (`spacedepth info`). Every figure is from this one run.", "",
+             "**A 64-byte call** (D2S NHWC DCR f32, [1, 16, 1, 1] -> [1, 4, 2, 2]): median ns per call over "
+             "alternating runs, with the range. Targets: <= 100 ns through a plan, <= 250 ns one-shot, both below "
+             "XNNPACK's run.", "", "| call | ns per call | range |", "|---|---|---|"]
+    order = ["plan", "oneshot", "before/oneshot", "xnnpack", "memcpy"]
+    for key in order:
+        if key in fixed:
+            label = FIXED_LABELS.get(key, f"spacedepth one-shot before this change ({before_label})")
+            lo, hi = spread[key]
+            lines.append(f"| {label} | {fixed[key]:.0f} | {lo:.0f}-{hi:.0f} |")
+    lines.append("")
+    sizes = sorted({s for _, _, s in ratios})
+    cases = sorted({c for _, c, _ in ratios})
+    lines += ["**Small tensors**: GB/s over the row's own memcpy, every case of the matrix, 1 thread.", ""]
+    for size in sizes:
+        for path in ("plan", "oneshot"):
+            rs = sorted(ratios[(path, c, size)] for c in cases if (path, c, size) in ratios)
+            if not rs:
+                continue
+            target = SMALL_TARGETS.get(size)
+            meet = f"; {sum(r >= target for r in rs)} of {len(rs)} at >= {target}" if target else ""
+            lines.append(f"- {size >> 10} KiB, {path}: median {rs[len(rs) // 2]:.2f}, worst {rs[0]:.2f}{meet}.")
+    lines += ["", "| case | " + " | ".join(f"{s >> 10} KiB plan | one-shot" for s in sizes) + " |",
+              "|---|" + "---|---|" * len(sizes)]
+    for c in cases:
+        cells = []
+        for s in sizes:
+            for path in ("plan", "oneshot"):
+                r = ratios.get((path, c, s))
+                cells.append(f"{r:.2f}" if r is not None else "–")
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", required=True, help="this build's spacedepth_bench")
+    ap.add_argument("--before", help="a spacedepth_bench built from an earlier commit, for its one-shot fixed cost")
+    ap.add_argument("--before-label", default="an earlier commit")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--json", default=os.path.join(HERE, "plan_path.json"))
+    ap.add_argument("--out", default=os.path.join(HERE, "plan_path.md"))
+    args = ap.parse_args()
+    ctx, fixed, spread = fixed_costs(args.bench, args.before, args.rounds)
+    _, ratios = small_ratios(args.bench)
+    json.dump({"context": ctx, "fixed_cost_ns": fixed, "fixed_cost_range_ns": spread,
+               "small": [{"path": p, "case": c, "bytes": s, "ratio": r} for (p, c, s), r in sorted(ratios.items())]},
+              open(args.json, "w"), indent=1)
+    open(args.out, "w").write(render(ctx, fixed, spread, ratios, args.before_label))
+    print(f"wrote {args.out} and {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -223,6 +223,12 @@ std::string build_info() {
     }
     s << "\n";
     s << "target this CPU runs: " << detail::cpu_kernel_target() << "\n";
+    const detail::IsaCap &cap = detail::isa_cap();
+    s << "ISA cap (SPACEDEPTH_MAX_ISA): "
+      << (cap.value.empty() ? std::string("none")
+          : cap.level >= 0  ? cap.value + " (kernels take at most the " + cap.value + " path)"
+                            : "'" + cap.value + "' is not one of baseline, sse41, avx2, avx512_skylake: no cap")
+      << "\n";
     const detail::TuningInfo tuning = detail::tuning_info();
     s << "tuning database: " << (tuning.database.empty() ? "none (schedule defaults)" : tuning.database) << "\n";
     if (!tuning.generator_params.empty()) s << "tuned schedule (u32): " << tuning.generator_params << "\n";

@@ -171,6 +171,14 @@ int detach(ErrorSink &sink, CallBuffers &b, const DeviceCall &call, int rc) {
     return rc;
 }
 
+// A kernel's non-zero return as a status: Halide's out-of-memory codes have their own.
+Status kernel_error(const RegisteredKernel &kernel, int rc, const ErrorSink &sink) {
+    const bool no_memory = rc == halide_error_code_out_of_memory || rc == halide_error_code_device_malloc_failed;
+    return error(
+        no_memory ? SD_ERROR_OUT_OF_MEMORY : SD_ERROR_KERNEL,
+        std::string("Halide kernel ") + kernel.name + " failed with code " + std::to_string(rc) + ": " + sink.message);
+}
+
 }  // namespace
 
 Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kernel, const void *in, void *out,
@@ -214,6 +222,23 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
     uint8_t *const out_base = static_cast<uint8_t *>(out);
     const int64_t w = plan.width;
 
+    // Host memory, one kernel call (no executor loops, no fragments): the common case, and the
+    // one whose entry cost decides small tensors. Two buffers, nothing to attach or detach.
+    if (call.device == Device::Host && plan.loop_dims.empty() && plan.fragments.empty()) {
+        halide_buffer_t in_buf{}, out_buf{};
+        in_buf.host = in_base;
+        out_buf.host = out_base;
+        in_buf.type = out_buf.type = type;
+        in_buf.dimensions = out_buf.dimensions = kKernelRank;
+        in_buf.dim = in_dims;
+        out_buf.dim = out_dims;
+        ErrorSink sink;
+        if (const int rc = fn(&sink, &in_buf, plan.parallel, &out_buf); rc != 0) {
+            return kernel_error(*kernel, rc, sink);
+        }
+        return {};
+    }
+
     // Odometer over the loop dims, for every fragment.
     SmallVector<int64_t, 2 * kMaxDims> index(plan.loop_dims.size(), 0);
     static const Fragments kOrigin = {{0, 0}};
@@ -253,11 +278,7 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
             }
             rc = detach(sink, b, call, rc);
             if (rc != 0) {
-                const bool no_memory =
-                    rc == halide_error_code_out_of_memory || rc == halide_error_code_device_malloc_failed;
-                return error(no_memory ? SD_ERROR_OUT_OF_MEMORY : SD_ERROR_KERNEL,
-                             std::string("Halide kernel ") + kernel->name + " failed with code " + std::to_string(rc) +
-                                 ": " + sink.message);
+                return kernel_error(*kernel, rc, sink);
             }
 
             size_t l = 0;

@@ -1,7 +1,10 @@
 // Which kernel target this CPU runs, and the switch points tuned for it (runtime/tuning.h).
 #include "runtime/tuning.h"
 
+#include "HalideRuntime.h"
+
 #include <atomic>
+#include <cstdlib>
 #include <sstream>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -85,22 +88,82 @@ CurrentSwitchPoints &current() {
 
 std::vector<Feature> cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
-    return {{"sse41", __builtin_cpu_supports("sse4.1") != 0},
-            {"avx", __builtin_cpu_supports("avx") != 0},
-            {"avx2", __builtin_cpu_supports("avx2") != 0},
-            {"fma", __builtin_cpu_supports("fma") != 0},
-            {"f16c", has_f16c()},
-            {"avx512", __builtin_cpu_supports("avx512f") != 0},
-            {"avx512_skylake", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                                   __builtin_cpu_supports("avx512cd")}};
+    std::vector<Feature> features = {{"sse41", __builtin_cpu_supports("sse4.1") != 0, 1},
+                                     {"avx", __builtin_cpu_supports("avx") != 0, 2},
+                                     {"avx2", __builtin_cpu_supports("avx2") != 0, 2},
+                                     {"fma", __builtin_cpu_supports("fma") != 0, 2},
+                                     {"f16c", has_f16c(), 2},
+                                     {"avx512", __builtin_cpu_supports("avx512f") != 0, 3},
+                                     {"avx512_skylake",
+                                      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                                          __builtin_cpu_supports("avx512cd"),
+                                      3}};
+    const IsaCap &cap = isa_cap();
+    for (Feature &f : features) {
+        f.present &= cap.level < 0 || f.level <= cap.level;
+    }
+    return features;
 #else
     return {};
 #endif
 }
 
+const IsaCap &isa_cap() {
+    static const IsaCap cap = [] {
+        IsaCap c;
+        if (const char *value = std::getenv("SPACEDEPTH_MAX_ISA"); value != nullptr && *value != '\0') {
+            c.value = value;
+            for (int i = 0; i < kIsaLevelCount; i++) {
+                if (c.value == kIsaLevels[i]) c.level = i;
+            }
+        }
+        return c;
+    }();
+    return cap;
+}
+
+namespace {
+
+// The ISA level of one of the multi-target wrappers' paths, from its Halide feature bits.
+int level_of(const uint64_t *features) {
+    auto has = [features](int bit) { return (features[bit >> 6] >> (bit & 63)) & 1; };
+    if (has(halide_target_feature_avx512_skylake) || has(halide_target_feature_avx512)) return 3;
+    if (has(halide_target_feature_avx2) || has(halide_target_feature_fma) || has(halide_target_feature_avx)) return 2;
+    if (has(halide_target_feature_sse41)) return 1;
+    return 0;
+}
+
+halide_can_use_target_features_t uncapped_can_use = nullptr;
+
+// The wrappers ask this which path to take, once each, at their first call: paths above the cap
+// are refused, the rest decided as before (by Halide's default, or by a hook installed earlier).
+int capped_can_use(int count, const uint64_t *features) {
+    if (level_of(features) > isa_cap().level) return 0;
+    return uncapped_can_use(count, features);
+}
+
+// The cap must be in place before any wrapper's first call, so it is installed when the library
+// is loaded, and again (once) at the first call, for a process that reaches the library before
+// static initialisation has run this file.
+bool install_isa_cap() {
+    static const bool installed = [] {
+        if (isa_cap().level >= 0) {
+            uncapped_can_use = halide_set_custom_can_use_target_features(capped_can_use);
+        }
+        return true;
+    }();
+    return installed;
+}
+const bool isa_cap_installed_at_load = install_isa_cap();
+
+}  // namespace
+
 const std::string &cpu_kernel_target() {
-    static const std::string target = select_target(SPACEDEPTH_KERNEL_TARGETS);
+    static const std::string target = [] {
+        install_isa_cap();
+        return select_target(SPACEDEPTH_KERNEL_TARGETS);
+    }();
     return target;
 }
 

@@ -41,10 +41,22 @@ struct TuningInfo {
 };
 TuningInfo tuning_info();
 
-// x86 features named in Halide target strings, as this CPU reports them.
+// SPACEDEPTH_MAX_ISA (as oneDNN's ONEDNN_MAX_CPU_ISA): the best x86 path the kernels may take,
+// one of kIsaLevels; read once, at the first call. Unset or unknown: no cap (level -1).
+constexpr const char *kIsaLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake"};
+constexpr int kIsaLevelCount = 4;
+struct IsaCap {
+    std::string value;  // as set; empty when unset
+    int level = -1;     // index into kIsaLevels; -1: no cap
+};
+const IsaCap &isa_cap();
+
+// x86 features named in Halide target strings, as this CPU reports them, less those above the
+// ISA cap.
 struct Feature {
     const char *halide_name;
     bool present;
+    int level;  // the kIsaLevels index that brings it
 };
 std::vector<Feature> cpu_features();
 // The first of the build's kernel targets (best first) whose features this CPU has: the one

@@ -10,7 +10,7 @@ target="$2"
 status=0
 for family in general transpose; do
     for bits in 8 16 32 64; do
-        obj="$dir/spacedepth_${family}_u${bits}-${target}-user_context-large_buffers-no_runtime.o"
+        obj="$dir/spacedepth_${family}_u${bits}-${target}-user_context-large_buffers-no_asserts-no_runtime.o"
         zmm=$(objdump -d --no-show-raw-insn "$obj" | grep -cE 'vmov[a-z0-9]* .*zmm' || true)
         echo "${family} u${bits} ${target}: ${zmm} zmm vector moves"
         [ "$zmm" -gt 0 ] || { echo "FAIL: no zmm moves in $obj"; status=1; }

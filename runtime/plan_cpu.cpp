@@ -44,12 +44,15 @@ namespace {
 
 // Places the real dims in the kernel's kKernelRank slots: up to kCpuPatternSlots innermost dims
 // stay in the pattern slots, the rest go right-aligned into the last slots (the parallel ones),
-// unit dims pad the middle.
+// unit dims pad the middle. A view of one dim (a plain run: an identity copy, or a deep pixel
+// whose channels are already in space order) takes slot 0, where the schedules vectorise; in a
+// parallel slot it would run as a scalar loop under five unit loops (callgrind, a 64-byte D2S:
+// 595 kernel instructions per call there).
 DimList arrange_for_kernel(const DimList &dims) {
     DimList slots(kKernelRank, ViewDim{1, 0, 0});
     const size_t r = dims.size();
     const size_t inner =
-        r == 0 ? 0 : std::min<size_t>(r - 1, r > kCpuPatternSlots ? kCpuPatternSlots : kCpuPatternSlots - 1);
+        r <= 1 ? r : std::min<size_t>(r - 1, r > kCpuPatternSlots ? kCpuPatternSlots : kCpuPatternSlots - 1);
     for (size_t i = 0; i < r; i++) {
         slots[i < inner ? i : kKernelRank - (r - i)] = dims[i];
     }

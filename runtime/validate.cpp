@@ -238,18 +238,19 @@ Status validate_memory(const Problem &problem, const void *in, const void *out) 
         return {};
     }
     if (in == nullptr || out == nullptr) {
-        return error(SD_ERROR_NULL_DATA, std::string(op_label(problem.op)) + ": " + (in == nullptr ? "input" : "output") +
-                                             " data is null but the tensor has " +
-                                             std::to_string(problem.bytes / problem.elem_bytes) +
-                                             " elements (rule: null data only with a zero size)");
+        return error(SD_ERROR_NULL_DATA,
+                     std::string(op_label(problem.op)) + ": " + (in == nullptr ? "input" : "output") +
+                         " data is null but the tensor has " + std::to_string(problem.bytes / problem.elem_bytes) +
+                         " elements (rule: null data only with a zero size)");
     }
     const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in), out_lo = reinterpret_cast<uintptr_t>(out);
     const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(problem.in_span_bytes);
     const uintptr_t out_hi = out_lo + static_cast<uintptr_t>(problem.out_span_bytes);
     if (in_lo < out_hi && out_lo < in_hi) {
         std::ostringstream m;
-        m << op_label(problem.op) << ": input memory [" << in << ", +" << problem.in_span_bytes << " bytes) overlaps output memory ["
-          << out << ", +" << problem.out_span_bytes << " bytes) (rule: the operation is not in place)";
+        m << op_label(problem.op) << ": input memory [" << in << ", +" << problem.in_span_bytes
+          << " bytes) overlaps output memory [" << out << ", +" << problem.out_span_bytes
+          << " bytes) (rule: the operation is not in place)";
         return error(SD_ERROR_OVERLAP, m.str());
     }
     return {};

@@ -157,16 +157,32 @@ void BM_spacedepth(benchmark::State &state, Case c) {
     finish(state, s->bytes);
 }
 
-// The same call one-shot (run(): validation, planning and the kernel, every call).
+// Descriptors of the same call that differ only in the stride of N (extent 1, so the same
+// memory): one-shot calls that rotate through more of them than the per-thread plan cache keeps
+// (4) are planned anew on every call.
+constexpr int kUncachedVariants = 5;
+Tensor uncached_variant(Tensor t, int k) {
+    t.strides[0] += k;
+    return t;
+}
+
+// The same call one-shot (run()), planned on every call: validation, view, planning, kernel.
 void BM_oneshot(benchmark::State &state, Case c) {
     auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
     if (Status st = run(s->params, s->in, s->out); !st.ok()) {
         state.SkipWithError(st.message().c_str());
         return;
     }
+    Tensor ins[kUncachedVariants], outs[kUncachedVariants];
+    for (int k = 0; k < kUncachedVariants; k++) {
+        ins[k] = uncached_variant(s->in, k);
+        outs[k] = uncached_variant(s->out, k);
+    }
     const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
+    int k = 0;
     for (auto _ : state) {
-        run(s->params, s->in, s->out);
+        run(s->params, ins[k], outs[k]);
+        k = k + 1 == kUncachedVariants ? 0 : k + 1;
         benchmark::DoNotOptimize(s->dst->data());
     }
     record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
@@ -230,7 +246,8 @@ void BM_threshold(benchmark::State &state, Case c) {
 }
 
 // The fixed cost of a call: D2S NHWC DCR f32 on a 64-byte tensor ([1, 16, 1, 1] -> [1, 4, 2, 2]),
-// one thread, through a plan (kernel entry only), one-shot (validation + planning + kernel entry),
+// one thread, through a plan (kernel entry only), one-shot repeating one call (its plan found in
+// the per-thread cache), one-shot planned on every call (validation + planning + kernel entry),
 // XNNPACK's xnn_run_operator after its create / reshape / setup, and a 64-byte memcpy.
 void BM_fixed_cost(benchmark::State &state, int variant) {
     const Case c{"fixed", Op::DepthToSpace, Order::DCR, Layout::NHWC, Layout::NHWC, DType::Float32, 4, 2, 2};
@@ -238,8 +255,14 @@ void BM_fixed_cost(benchmark::State &state, int variant) {
     for (int i = 0; i < 16; i++) in[i] = static_cast<float>(i);
     const Tensor tin = Tensor::dense(in, DType::Float32, Layout::NHWC, {1, 16, 1, 1});
     const Tensor tout = Tensor::dense(out, DType::Float32, Layout::NHWC, {1, 4, 2, 2});
+    Tensor ins[kUncachedVariants], outs[kUncachedVariants];
+    for (int k = 0; k < kUncachedVariants; k++) {
+        ins[k] = uncached_variant(tin, k);
+        outs[k] = uncached_variant(tout, k);
+    }
     const Params p{Op::DepthToSpace, 2, Order::DCR, 1};
     Plan plan;
+    int k = 0;
     std::function<void()> call;
     switch (variant) {
     case 0:
@@ -248,6 +271,12 @@ void BM_fixed_cost(benchmark::State &state, int variant) {
         break;
     case 1: call = [&] { run(p, tin, tout); }; break;
     case 2:
+        call = [&] {
+            run(p, ins[k], outs[k]);
+            k = k + 1 == kUncachedVariants ? 0 : k + 1;
+        };
+        break;
+    case 3:
         call = bench::xnnpack_peer(c, tin, tout, 1);
         if (!call) return state.SkipWithError("XNNPACK does not apply");
         break;
@@ -281,8 +310,8 @@ void register_small_tensors() {
 }
 
 int register_all() {
-    const char *const kFixedCostVariants[] = {"plan", "oneshot", "xnnpack", "memcpy"};
-    for (int v = 0; v < 4; v++) {
+    const char *const kFixedCostVariants[] = {"plan", "oneshot", "oneshot_uncached", "xnnpack", "memcpy"};
+    for (int v = 0; v < 5; v++) {
         benchmark::RegisterBenchmark((std::string("fixed_cost/") + kFixedCostVariants[v] + "/bytes:64").c_str(),
                                      BM_fixed_cost, v);
     }

@@ -5,8 +5,10 @@
 #include "runtime/tuning.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <sstream>
+#include <utility>
 
 #ifndef SPACEDEPTH_KERNEL_TARGETS
 #define SPACEDEPTH_KERNEL_TARGETS "unknown"
@@ -69,10 +71,8 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
                              SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
         }
         planned->problem = problem;
-        if (!problem.empty) {
-            planned->plan = normalize(problem, build_view(problem), device);
-            planned->kernel = find_kernel(device, planned->plan.family, planned->plan.width);
-        }
+        planned->plan = problem.empty ? Plan{} : normalize(problem, build_view(problem), device);
+        planned->kernel = problem.empty ? nullptr : find_kernel(device, planned->plan.family, planned->plan.width);
         planned->plan.device = device;
         return {};
     });
@@ -96,12 +96,86 @@ Status run_planned(const PlannedCall &planned, const void *in, void *out, const 
     return execute(planned.problem, planned.plan, planned.kernel, in, out, call);
 }
 
+namespace {
+
+// What a plan depends on: the call without its data pointers, and the switch points' generation.
+struct CallKey {
+    sd_params params;
+    struct Desc {
+        int64_t dtype, layout;
+        int64_t dims[4], strides[4];
+    } in, out;
+    uint64_t generation;
+    int device;
+};
+
+CallKey key_of(const sd_params &p, const sd_tensor &in, const sd_tensor &out, Device device) {
+    CallKey k;
+    std::memset(&k, 0, sizeof(k));  // padding too: keys are compared with memcmp
+    k.params.op = p.op;
+    k.params.block_h = p.block_h;
+    k.params.block_w = p.block_w;
+    k.params.order = p.order;
+    k.params.threads = p.threads;
+    for (auto [t, d] : {std::pair{&in, &k.in}, std::pair{&out, &k.out}}) {
+        d->dtype = t->dtype;
+        d->layout = t->layout;
+        std::copy(t->dims, t->dims + 4, d->dims);
+        std::copy(t->strides, t->strides + 4, d->strides);
+    }
+    k.generation = switch_points_generation();
+    k.device = static_cast<int>(device);
+    return k;
+}
+
+// The one-shot calls' plan cache: the last few calls' plans, per thread (no locks), so a caller
+// repeating shapes through run() pays validation and planning once per shape, as a plan would.
+// Only plans that were made are kept; every run still checks the data pointers.
+struct PlanCache {
+    static constexpr int kEntries = 4;
+    CallKey keys[kEntries];
+    PlannedCall plans[kEntries];
+    bool valid[kEntries] = {};
+    int next = 0;
+
+    const PlannedCall *find(const CallKey &key) const {
+        for (int i = 0; i < kEntries; i++) {
+            if (valid[i] && std::memcmp(&keys[i], &key, sizeof(key)) == 0) return &plans[i];
+        }
+        return nullptr;
+    }
+    // The next slot, emptied, for a new plan; commit() makes it findable once the plan is whole.
+    PlannedCall &claim() {
+        valid[next] = false;
+        return plans[next];
+    }
+    void commit(const CallKey &key) {
+        keys[next] = key;
+        valid[next] = true;
+        next = (next + 1) % kEntries;
+    }
+};
+
+thread_local PlanCache plan_cache;
+thread_local uint64_t plan_cache_hits = 0;
+
+}  // namespace
+
+uint64_t one_shot_plan_cache_hits() { return plan_cache_hits; }
+
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
     return catching_bad_alloc([&]() -> Status {
-        PlannedCall planned;
+        PlanCache &cache = plan_cache;
+        const CallKey key = key_of(params, in, out, call.device);
+        if (const PlannedCall *cached = cache.find(key)) {
+            plan_cache_hits++;
+            return run_planned(*cached, in.data, out.data, call);
+        }
+        PlannedCall &planned = cache.claim();  // planned in place: nothing to copy
         if (Status s = plan_call(params, in, out, call.device, &planned); !s.ok()) {
             return s;
         }
+        cache.commit(key);
         return run_planned(planned, in.data, out.data, call);
     });
 }

@@ -32,6 +32,10 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
 // threads may run one PlannedCall at once.
 Status run_planned(const PlannedCall &planned, const void *in, void *out, const DeviceCall &call);
 
+// One-shot calls (run_c) keep the plans of the last few calls per thread: how many calls on
+// this thread found theirs there (for the tests).
+uint64_t one_shot_plan_cache_hits();
+
 // Halide's process-wide thread pool (0: one thread per core).
 void set_pool_threads(int threads);
 int pool_threads();

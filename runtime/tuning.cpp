@@ -184,7 +184,16 @@ TuningInfo tuning_info() {
 
 SwitchPoints switch_points() { return current().load(); }
 
-void set_switch_points(const SwitchPoints &points) { current().store(points); }
+namespace {
+std::atomic<uint64_t> switch_point_changes{0};
+}  // namespace
+
+void set_switch_points(const SwitchPoints &points) {
+    current().store(points);
+    switch_point_changes.fetch_add(1, std::memory_order_release);
+}
+
+uint64_t switch_points_generation() { return switch_point_changes.load(std::memory_order_acquire); }
 
 std::string format_switch_points(const SwitchPoints &points) {
     std::string s;

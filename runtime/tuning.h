@@ -32,6 +32,9 @@ bool set_switch_point(SwitchPoints *points, const std::string &name, int64_t val
 // until set_switch_points() replaces them (tests and benchmarks).
 SwitchPoints switch_points();
 void set_switch_points(const SwitchPoints &points);
+// How many times set_switch_points() has run: plans cached under one generation are stale in the
+// next (api.cpp's one-shot plan cache).
+uint64_t switch_points_generation();
 
 // What the tuning database set for this CPU's kernel target; empty names if it has none.
 struct TuningInfo {

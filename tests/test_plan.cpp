@@ -1,6 +1,8 @@
 // The plan API (sd_plan_create / sd_plan_run / sd_plan_destroy, spacedepth::Plan): the same results
 // as the one-shot call, on any memory of the planned shape, and the same rules: create rejects what
 // sd_run rejects for the shapes, run what it rejects for the memory, and nothing is written then.
+#include "runtime/execute.h"
+#include "runtime/tuning.h"
 #include "tests/harness.h"
 
 #include <gtest/gtest.h>
@@ -166,6 +168,48 @@ TEST(Plan, MovesAndRecreates) {
     // A failed create leaves the plan empty, not holding the old call.
     EXPECT_FALSE(b.create(Params{Op::DepthToSpace, Block(3), Order::CRD, 0}, in.tensor, out.tensor).ok());
     EXPECT_FALSE(b.ready());
+}
+
+}  // namespace
+
+namespace {
+
+// One-shot calls keep the last few plans per thread, keyed by the whole call but the data
+// pointers, and by the switch points: a repeat is found, another shape or a switch-point change
+// is not, and results stay right on new memory.
+TEST(Plan, OneShotCallsReuseTheirPlans) {
+    const Params p{Op::SpaceToDepth, Block(2), Order::CRD, 1};
+    TestTensor in = make_tensor(DType::Float32, Layout::NCHW, {1, 3, 8, 8});
+    TestTensor out = make_tensor(DType::Float32, Layout::NHWC, {1, 12, 4, 4});
+    fill_unique(in);
+    ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok());
+    const uint64_t hits = spacedepth::detail::one_shot_plan_cache_hits();
+    TestTensor in2 = in, out2 = out;  // the same shape on other memory
+    in2.tensor.data = in2.storage.data();
+    out2.tensor.data = out2.storage.data();
+    fill_unique(in2, 5);
+    ASSERT_TRUE(spacedepth::run(p, in2.tensor, out2.tensor).ok());
+    EXPECT_EQ(spacedepth::detail::one_shot_plan_cache_hits(), hits + 1);
+    EXPECT_EQ(compare(out2, expected_output(p, in2, out2)), "");
+    // Other strides: another call.
+    std::mt19937_64 rng(3);
+    TestTensor padded = make_tensor(DType::Float32, Layout::NCHW, {1, 3, 8, 8}, &rng);
+    fill_unique(padded, 9);
+    ASSERT_TRUE(spacedepth::run(p, padded.tensor, out2.tensor).ok());
+    EXPECT_EQ(spacedepth::detail::one_shot_plan_cache_hits(), hits + 1);
+    EXPECT_EQ(compare(out2, expected_output(p, padded, out2)), "");
+    // New switch points (as the tests and the tuner set them): plans made before are not reused.
+    spacedepth::detail::set_switch_points(spacedepth::detail::switch_points());
+    ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok());
+    EXPECT_EQ(spacedepth::detail::one_shot_plan_cache_hits(), hits + 1);
+    ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok());
+    EXPECT_EQ(spacedepth::detail::one_shot_plan_cache_hits(), hits + 2);
+    // A rejected call is never kept: the same bad call fails the same way every time.
+    TestTensor bad = make_tensor(DType::Float32, Layout::NCHW, {1, 3, 7, 8});
+    for (int i = 0; i < 2; i++) {
+        EXPECT_EQ(spacedepth::run(p, bad.tensor, out.tensor).code(), SD_ERROR_SHAPE);
+    }
+    EXPECT_EQ(spacedepth::detail::one_shot_plan_cache_hits(), hits + 2);
 }
 
 }  // namespace

@@ -94,6 +94,8 @@ BENCH_MIN_TIME ?= 0.1
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot)/' \
+		--benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+		--benchmark_context=kernel_target="$$($(BUILD)/bin/spacedepth info | sed -n 's/^target this CPU runs: //p')" \
 		--benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
 	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench
 	@$(VENV)/bin/python bench/results_table.py bench/results.json --bench $(BUILD)/bin/spacedepth_bench

@@ -89,7 +89,7 @@ demo: build
 
 # Google Benchmark over the fixed case matrix (C++ peers beside every row), then bench/RESULTS.md
 # and its plot. The harness JSON is kept in bench/results.json so `make bench-peers` can
-# regenerate the page without rerunning it. Not part of CI (about 20 minutes).
+# regenerate the page without rerunning it. Not part of CI (about 32 minutes).
 BENCH_MIN_TIME ?= 0.1
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib

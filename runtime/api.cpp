@@ -163,25 +163,21 @@ thread_local uint64_t plan_cache_hits = 0;
 
 uint64_t one_shot_plan_cache_hits() { return plan_cache_hits; }
 
+// plan_call() and run_planned() each catch std::bad_alloc where they allocate; the cache allocates
+// nothing of its own.
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call) {
-    return catching_bad_alloc([&]() -> Status {
-        PlanCache &cache = plan_cache;
-        const CallKey key = key_of(params, in, out, call.device);
-        if (const PlannedCall *cached = cache.find(key)) {
-            plan_cache_hits++;
-            return run_planned(*cached, in.data, out.data, call);
-        }
-        PlannedCall &planned = cache.claim();  // planned in place: nothing to copy
-        if (Status s = plan_call(params, in, out, call.device, &planned); !s.ok()) {
-            return s;
-        }
-        cache.commit(key);
-        return run_planned(planned, in.data, out.data, call);
-    });
-}
-
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out) {
-    return run_c(params, in, out, DeviceCall{});
+    PlanCache &cache = plan_cache;
+    const CallKey key = key_of(params, in, out, call.device);
+    if (const PlannedCall *cached = cache.find(key)) {
+        plan_cache_hits++;
+        return run_planned(*cached, in.data, out.data, call);
+    }
+    PlannedCall &planned = cache.claim();  // planned in place: nothing to copy
+    if (Status s = plan_call(params, in, out, call.device, &planned); !s.ok()) {
+        return s;
+    }
+    cache.commit(key);
+    return run_planned(planned, in.data, out.data, call);
 }
 
 Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]) {

@@ -57,7 +57,6 @@ Status dense_strides(sd_layout layout, const int64_t dims[4], int64_t strides[4]
 struct DeviceCall;
 // The core: validate, plan, execute. Catches allocation failure (SD_ERROR_OUT_OF_MEMORY).
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call);
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out);
 Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
 // The same from the C++ types: run() and run_cuda(), and the tests' OpenCL runs.
 Status run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call);

@@ -293,6 +293,12 @@ std::string build_info() {
     }
     s << "\n";
     s << "target this CPU runs: " << detail::cpu_kernel_target() << "\n";
+    if (const std::string &t = detail::cpu_kernel_target(); t.find("-avx512_cannonlake") != std::string::npos) {
+        // The VBMI rung is built for the 1-byte kernels only (generators/CMakeLists.txt).
+        std::string wider = t;
+        wider.erase(wider.find("-avx512_cannonlake"), std::strlen("-avx512_cannonlake"));
+        s << "  (1-byte kernels; 2- to 8-byte kernels: " << wider << ")\n";
+    }
     const detail::IsaCap &cap = detail::isa_cap();
     s << "ISA cap (SPACEDEPTH_MAX_ISA): "
       << (cap.value.empty() ? std::string("none")

@@ -98,7 +98,10 @@ std::vector<Feature> cpu_features() {
                                       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                                           __builtin_cpu_supports("avx512cd"),
-                                      3}};
+                                      3},
+                                     {"avx512_cannonlake",
+                                      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512ifma"),
+                                      4}};
     const IsaCap &cap = isa_cap();
     for (Feature &f : features) {
         f.present &= cap.level < 0 || f.level <= cap.level;
@@ -128,6 +131,7 @@ namespace {
 // The ISA level of one of the multi-target wrappers' paths, from its Halide feature bits.
 int level_of(const uint64_t *features) {
     auto has = [features](int bit) { return (features[bit >> 6] >> (bit & 63)) & 1; };
+    if (has(halide_target_feature_avx512_cannonlake)) return 4;
     if (has(halide_target_feature_avx512_skylake) || has(halide_target_feature_avx512)) return 3;
     if (has(halide_target_feature_avx2) || has(halide_target_feature_fma) || has(halide_target_feature_avx)) return 2;
     if (has(halide_target_feature_sse41)) return 1;

@@ -46,8 +46,8 @@ TuningInfo tuning_info();
 
 // SPACEDEPTH_MAX_ISA (as oneDNN's ONEDNN_MAX_CPU_ISA): the best x86 path the kernels may take,
 // one of kIsaLevels; read once, at the first call. Unset or unknown: no cap (level -1).
-constexpr const char *kIsaLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake"};
-constexpr int kIsaLevelCount = 4;
+constexpr const char *kIsaLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake", "avx512_cannonlake"};
+constexpr int kIsaLevelCount = 5;
 struct IsaCap {
     std::string value;  // as set; empty when unset
     int level = -1;     // index into kIsaLevels; -1: no cap

@@ -182,9 +182,9 @@ void Ladder::apply(Stage s, bool par) const {
     // Each also at half a vector, for rows shorter than one (small NCHW planes, u8 C16).
     const std::vector<int> &block_widths = shape.block_widths;
     for (int w : block_widths)
-        for (Unroll1 p :
-             {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2), short_runs_d2s(2, 3),
-              short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3), short_runs_d2s(3, 4)}) {
+        for (Unroll1 p : {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2),
+                          short_runs_d2s(2, 3), short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3),
+                          short_runs_d2s(3, 4), short_runs_d2s(4, 2), short_runs_d2s(4, 3), short_runs_d2s(4, 4)}) {
             const int a = p.first, c = p.second;
             Var xo("x1o"), xi("x1i");
             Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a &&
@@ -199,10 +199,11 @@ void Ladder::apply(Stage s, bool par) const {
     //     a=C, b=bw, c=C*bh*bw  the [C, bh*bw] transpose of NHWC DepthToSpace in CRD order
     //                         for C below a vector (C3 b2)
     //     a=4, b=bw, c=4  NCHW_VECT_C DepthToSpace in CRD order: 4 lanes x bw block columns
+    //                     (also the R = 4, k = bw short runs of SpaceToDepth: the same view)
     //     a=b=2, c=8      NCHW_VECT_C SpaceToDepth in CRD order, block 2
     for (int w : block_widths)
         for (Unroll2 p : {short_runs_s2d(2, 2), short_runs_s2d(2, 3), short_runs_s2d(2, 4), short_runs_s2d(3, 2),
-                          short_runs_s2d(3, 3), short_runs_s2d(3, 4), pixel_transpose_s2d_crd(2),
+                          short_runs_s2d(3, 3), short_runs_s2d(3, 4), short_runs_s2d(4, 3), pixel_transpose_s2d_crd(2),
                           pixel_transpose_s2d_crd(3), pixel_transpose_s2d_crd(4), pixel_transpose_d2s_crd(3, 2, 2),
                           vect_c_d2s_crd(2), vect_c_d2s_crd(4), vect_c_s2d_crd_b2()}) {
             const auto [a, bb, c] = p;

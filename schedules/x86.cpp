@@ -19,9 +19,11 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // Runs: four vectors per iteration (128 bytes on AVX2) keep both load ports busy; with one
     // vector the loop overhead showed in NHWC DCR f32 C64 at 2 MiB.
     s.run_factors = run_widths(tuned(t.run_vectors, 4), vec);
-    // Unrolled-block patterns at a full and a half vector: NCHW planes narrower than one vector
-    // (small C at 128 KiB, u8 C16) otherwise fell to scalar code.
-    s.block_widths = halving_widths(tuned(t.block_vectors, 1) * vec, vec / 2);
+    // Unrolled-block patterns from a full vector down to half a vector or 16 bytes, whichever is
+    // narrower: NCHW planes narrower than one vector (small C at 128 KiB, u8 C16) otherwise fell
+    // to scalar code. With 64-byte vectors half a vector was not enough: u8 NCHW C64 at 128 KiB
+    // (22-byte input rows) and the u8 C16 per-pixel transpose ran scalar, at 0.02x memcpy.
+    s.block_widths = halving_widths(tuned(t.block_vectors, 1) * vec, std::min(vec / 2, 16 / bytes));
     // Rows shorter than a vector (u8 NHWC with C = 16 is half an AVX2 vector) use half and
     // quarter vectors rather than scalar code: measured 0.03-0.06x memcpy at L3 for u8 NHWC CRD
     // before. Never below 8 bytes (nor 4 elements): a narrower vector loses to scalar moves.

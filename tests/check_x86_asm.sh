@@ -4,12 +4,15 @@
 #     zmm registers; the transpose family's u32 and u64 tiles are 4 elements (xmm / ymm) by design
 #     (schedules/x86.cpp), so for every kernel the check counts AVX-512-only instructions: zmm,
 #     xmm16-31 / ymm16-31, mask registers, vpermt2* / vpermi2* / vpternlog;
-#  2. the one shared Halide runtime has no VEX-encoded instruction, so nothing in it can raise
+#  2. where the build has the VBMI rung (avx512_cannonlake, 1-byte kernels only), its general and
+#     transpose u8 kernels use VBMI byte permutes (vpermb, vpermt2b, vpermi2b);
+#  3. the one shared Halide runtime has no VEX-encoded instruction, so nothing in it can raise
 #     SIGILL on a CPU without AVX (the kernels' own paths are chosen at run time).
 set -euo pipefail
-# usage: check_x86_asm.sh BUILD/generators AVX512_TARGET (as in SPACEDEPTH_TARGETS)
+# usage: check_x86_asm.sh BUILD/generators AVX512_SKYLAKE_TARGET [VBMI_TARGET] (as in SPACEDEPTH_TARGETS)
 dir="$1"
 target="$2"
+vbmi_target="${3:-}"
 status=0
 for family in general transpose; do
     for bits in 8 16 32 64; do
@@ -24,6 +27,14 @@ for family in general transpose; do
         fi
     done
 done
+if [ -n "$vbmi_target" ]; then
+    for family in general transpose; do
+        obj="$dir/spacedepth_${family}_u8-${vbmi_target}-user_context-large_buffers-no_asserts-no_runtime.o"
+        vbmi=$(objdump -d --no-show-raw-insn "$obj" | grep -cE 'vpermb|vperm[it]2b' || true)
+        echo "${family} u8 ${vbmi_target}: ${vbmi} VBMI byte permutes"
+        [ "$vbmi" -gt 0 ] || { echo "FAIL: no VBMI byte permute in $obj"; status=1; }
+    done
+fi
 vex=$(objdump -d --no-show-raw-insn "$dir"/spacedepth_halide_runtime.o | grep -cE '^\s+[0-9a-f]+:\s+v[a-z]' || true)
 echo "shared runtime: ${vex} VEX instructions"
 [ "$vex" -eq 0 ] || { echo "FAIL: the shared runtime contains AVX instructions"; status=1; }

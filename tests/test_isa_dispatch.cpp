@@ -1,6 +1,6 @@
 // Per-ISA tests. The kernels are Halide multi-target libraries whose wrapper picks the best
 // compiled path the CPU can run, once, at the first call. The library's SPACEDEPTH_MAX_ISA
-// (avx512_skylake, avx2, sse41, baseline) caps that choice, so this whole binary runs on that
+// (avx512_cannonlake, avx512_skylake, avx2, sse41, baseline) caps that choice, so this whole binary runs on that
 // path; ctest runs it once per ISA, each in its own process because the choice is cached (as
 // Halide's test/generator/multitarget_aottest.cpp does). The hook here only watches which path
 // the wrappers accept: the library's cap decides.
@@ -17,12 +17,13 @@
 
 namespace {
 
-const char *kLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake"};
+const char *kLevels[] = {"baseline", "sse41", "avx2", "avx512_skylake", "avx512_cannonlake"};
 
 bool has_feature(const uint64_t *features, int bit) { return (features[bit >> 6] >> (bit & 63)) & 1; }
 
 // The ISA level of a compiled path, from its feature bits.
 int level_of(const uint64_t *f) {
+    if (has_feature(f, halide_target_feature_avx512_cannonlake)) return 4;
     if (has_feature(f, halide_target_feature_avx512_skylake)) return 3;
     if (has_feature(f, halide_target_feature_avx2)) return 2;
     if (has_feature(f, halide_target_feature_sse41)) return 1;
@@ -31,9 +32,10 @@ int level_of(const uint64_t *f) {
 
 int cpu_level() {
 #if defined(__x86_64__)
+    const bool vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512ifma");
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"))
-        return 3;
+        return vbmi ? 4 : 3;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) return 2;
     if (__builtin_cpu_supports("sse4.1")) return 1;
 #endif
@@ -61,7 +63,7 @@ int watching_hook(int count, const uint64_t *features) {
 // cap decides in either order of static initialisation.
 const bool hook_installed = [] {
     if (const char *isa = std::getenv("SPACEDEPTH_MAX_ISA")) {
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             if (std::strcmp(isa, kLevels[i]) == 0) forced_level = i;
         }
     }
@@ -79,11 +81,11 @@ TEST(IsaDispatch, RunsTheForcedPath) {
     if (want > cpu_level()) {
         GTEST_SKIP() << "this CPU cannot run the " << kLevels[want] << " path (it has " << kLevels[cpu_level()] << ")";
     }
-    std::vector<float> in(64), out(64);
-    for (int i = 0; i < 64; i++) in[i] = static_cast<float>(i);
-    auto tin = spacedepth::Tensor::dense(in.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 4, 4, 4});
-    auto tout =
-        spacedepth::Tensor::dense(out.data(), spacedepth::DType::Float32, spacedepth::Layout::NHWC, {1, 16, 2, 2});
+    // 1-byte elements: the VBMI rung is built for the 1-byte kernels only.
+    std::vector<uint8_t> in(64), out(64);
+    for (int i = 0; i < 64; i++) in[i] = static_cast<uint8_t>(i);
+    auto tin = spacedepth::Tensor::dense(in.data(), spacedepth::DType::UInt8, spacedepth::Layout::NHWC, {1, 4, 4, 4});
+    auto tout = spacedepth::Tensor::dense(out.data(), spacedepth::DType::UInt8, spacedepth::Layout::NHWC, {1, 16, 2, 2});
     ASSERT_TRUE(spacedepth::space_to_depth(tin, tout, 2).ok());
     // The wrappers take the baseline without asking when every better path is refused, and a cap
     // installed after this hook refuses them before it is asked.
@@ -98,7 +100,8 @@ TEST(IsaDispatch, RunsTheForcedPath) {
             << info;
         const char *const kTargetOf[] = {
             "target this CPU runs: x86-64-linux\n", "target this CPU runs: x86-64-linux-sse41",
-            "target this CPU runs: x86-64-linux-avx2", "target this CPU runs: x86-64-linux-avx512"};
+            "target this CPU runs: x86-64-linux-avx2", "target this CPU runs: x86-64-linux-avx512_skylake",
+            "target this CPU runs: x86-64-linux-avx512_cannonlake"};
         EXPECT_NE(info.find(kTargetOf[want]), std::string::npos) << info;
     }
 }

@@ -88,20 +88,19 @@ CurrentSwitchPoints &current() {
 
 std::vector<Feature> cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
-    std::vector<Feature> features = {{"sse41", __builtin_cpu_supports("sse4.1") != 0, 1},
-                                     {"avx", __builtin_cpu_supports("avx") != 0, 2},
-                                     {"avx2", __builtin_cpu_supports("avx2") != 0, 2},
-                                     {"fma", __builtin_cpu_supports("fma") != 0, 2},
-                                     {"f16c", has_f16c(), 2},
-                                     {"avx512", __builtin_cpu_supports("avx512f") != 0, 3},
-                                     {"avx512_skylake",
-                                      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                                          __builtin_cpu_supports("avx512cd"),
-                                      3},
-                                     {"avx512_cannonlake",
-                                      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512ifma"),
-                                      4}};
+    std::vector<Feature> features = {
+        {"sse41", __builtin_cpu_supports("sse4.1") != 0, 1},
+        {"avx", __builtin_cpu_supports("avx") != 0, 2},
+        {"avx2", __builtin_cpu_supports("avx2") != 0, 2},
+        {"fma", __builtin_cpu_supports("fma") != 0, 2},
+        {"f16c", has_f16c(), 2},
+        {"avx512", __builtin_cpu_supports("avx512f") != 0, 3},
+        {"avx512_skylake",
+         __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512cd"),
+         3},
+        {"avx512_cannonlake", __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512ifma"), 4}};
     const IsaCap &cap = isa_cap();
     for (Feature &f : features) {
         f.present &= cap.level < 0 || f.level <= cap.level;

@@ -16,7 +16,7 @@ vbmi_target="${3:-}"
 status=0
 for family in general transpose; do
     for bits in 8 16 32 64; do
-        obj="$dir/spacedepth_${family}_u${bits}-${target}-user_context-large_buffers-no_asserts-no_runtime.o"
+        obj="$dir/spacedepth_${family}_u${bits}-${target}-user_context-large_buffers-no_asserts-no_bounds_query-no_runtime.o"
         asm=$(objdump -d --no-show-raw-insn "$obj")
         zmm=$(grep -cE 'vmov[a-z0-9]* .*zmm' <<< "$asm" || true)
         evex=$(grep -cE 'zmm|%[xy]mm(1[6-9]|2[0-9]|3[01])\b|%k[0-7]|vperm[it]2|vpternlog' <<< "$asm" || true)
@@ -29,7 +29,7 @@ for family in general transpose; do
 done
 if [ -n "$vbmi_target" ]; then
     for family in general transpose; do
-        obj="$dir/spacedepth_${family}_u8-${vbmi_target}-user_context-large_buffers-no_asserts-no_runtime.o"
+        obj="$dir/spacedepth_${family}_u8-${vbmi_target}-user_context-large_buffers-no_asserts-no_bounds_query-no_runtime.o"
         vbmi=$(objdump -d --no-show-raw-insn "$obj" | grep -cE 'vpermb|vperm[it]2b' || true)
         echo "${family} u8 ${vbmi_target}: ${vbmi} VBMI byte permutes"
         [ "$vbmi" -gt 0 ] || { echo "FAIL: no VBMI byte permute in $obj"; status=1; }

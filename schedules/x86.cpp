@@ -1,7 +1,8 @@
 // x86 schedules for permute_copy (SSE2 baseline, SSE4.1, AVX2, AVX-512): the vector shapes the
 // shared ladder (schedules/cpu_ladder.cpp) runs with. natural_vector_size() follows the target,
 // so one description serves every ISA of the multi-target library: 16, 32 or 64-byte vectors.
-// All figures: bench/RESULTS.md, 2-core Zen 3 (AVX2), ratios to a same-size memcpy.
+// Figures are ratios to a same-size memcpy (bench/RESULTS.md); each names its machine: a 2-core
+// Zen 3 (AVX2) or the 2-core AMD EPYC VM with AVX-512 VBMI the later tables come from.
 #include "schedules/cpu_ladder.h"
 
 #include <algorithm>
@@ -34,6 +35,13 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // strides put all rows of a tile in the same cache set, so a line evicted before its second
     // half is used is fetched again: with t1 = t0 (32-byte row pieces) D2S NCHW -> NHWC f32
     // reached 0.35x memcpy at 64 MiB.
+    // Whole-pixel loads (cpu_ladder.cpp): every strided load of one input pixel in one loop body,
+    // so each dense load feeds all its block rows instead of being loaded again per row. Measured
+    // on this project's AMD EPYC (AVX-512), 1 thread, against the ladder without them: 2 MiB
+    // cases at >= 0.8x memcpy 64 -> 69 of 83, median 0.94 -> 0.98; NHWC DepthToSpace CRD f32 C16
+    // 0.62 -> 1.05 at 2 MiB, 0.28 -> 0.55 at 128 KiB; NHWC DCR u8 C3 0.53 -> 1.04 and 0.17 ->
+    // 0.48. Slower: S2D NHWC CRD c128 C3 (0.75 -> 0.65 at 2 MiB) and a few NCHW rows by 6-9 %.
+    s.whole_pixel_loads = true;
     set_transpose_tile(s, h, std::min(vec, bytes >= 4 ? 4 : 8), 64);
     return s;
 }

@@ -22,6 +22,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -227,6 +230,43 @@ void BM_memcpy(benchmark::State &state) {
     finish(state, bytes);
 }
 
+// What a kernel that moves data with vector loads and stores can reach: a copy loop of 32-byte
+// AVX2 loads and stores, four per iteration, beside memcpy (which glibc runs as `rep movsb` on
+// CPUs with fast string moves, faster in cache than any vector loop). One thread; the ceiling
+// the in-cache targets are read against (bench/ANALYSIS.md).
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) void copy_with_avx2(uint8_t *dst, const uint8_t *src, int64_t bytes) {
+    int64_t i = 0;
+    for (; i + 128 <= bytes; i += 128) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 32));
+        const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 64));
+        const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 96));
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i), a);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i + 32), b);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i + 64), c);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + i + 96), d);
+    }
+    std::memcpy(dst + i, src + i, bytes - i);
+}
+
+void BM_vector_copy(benchmark::State &state) {
+    const int64_t bytes = state.range(0);
+    if (!__builtin_cpu_supports("avx2")) {
+        state.SkipWithError("this CPU has no AVX2");
+        return;
+    }
+    AlignedBuffer src(bytes), dst(bytes);
+    std::memset(src.data(), 1, bytes);
+    std::memset(dst.data(), 0, bytes);
+    for (auto _ : state) {
+        copy_with_avx2(static_cast<uint8_t *>(dst.data()), static_cast<const uint8_t *>(src.data()), bytes);
+        benchmark::DoNotOptimize(dst.data());
+    }
+    finish(state, bytes);
+}
+#endif
+
 // The parallel threshold: the same call on 2 threads with the pool forced on (mode 1) or off
 // (mode 0) at sizes around runtime/tuning.h's parallel_min_bytes, to show where threads pay.
 void BM_threshold(benchmark::State &state, Case c) {
@@ -336,6 +376,9 @@ int register_all() {
                 ->ArgNames({"bytes", "threads"})
                 ->UseRealTime();
         }
+#if defined(__x86_64__)
+        benchmark::RegisterBenchmark("vector_copy", BM_vector_copy)->Args({size})->ArgNames({"bytes"})->UseRealTime();
+#endif
         for (const Case &c : bench::all_cases()) {
             for (int threads : {1, 2}) {
                 benchmark::RegisterBenchmark(("spacedepth/" + c.name).c_str(), BM_spacedepth, c)

@@ -1,0 +1,58 @@
+"""Two builds of the harness (or one build under two environments), interleaved on the same
+cases: each round runs A then B, each row against its own memcpy; the table gives the median
+ratio to memcpy of each side and B/A. How the schedule changes in bench/ANALYSIS.md were measured.
+
+  python bench/compare_builds.py --a /tmp/old/spacedepth_bench --b build/bin/spacedepth_bench \
+      --size 131072 --cases 'D2S_NHWC_.*'
+  python bench/compare_builds.py --a build/bin/spacedepth_bench --a-env SPACEDEPTH_MAX_ISA=avx512_skylake \
+      --b build/bin/spacedepth_bench --size 2097152
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+
+
+def run(binary, env, size, cases, min_time):
+    cmd = [binary, f"--benchmark_filter=^(memcpy|spacedepth/({cases}))/bytes:{size}/threads:1/",
+           f"--benchmark_min_time={min_time}", "--benchmark_format=json"]
+    out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, check=True).stdout
+    rows = json.loads(out)["benchmarks"]
+    memcpy = next(b["bytes_per_second"] for b in rows if b["name"].startswith("memcpy/"))
+    return {b["name"].split("/")[1]: b["bytes_per_second"] / memcpy for b in rows if b["name"].startswith("spacedepth/")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", required=True, help="harness binary A (the before)")
+    ap.add_argument("--b", required=True, help="harness binary B (the after)")
+    ap.add_argument("--a-env", action="append", default=[], help="NAME=VALUE for A's runs")
+    ap.add_argument("--b-env", action="append", default=[], help="NAME=VALUE for B's runs")
+    ap.add_argument("--size", type=int, default=131072, help="tensor bytes (one of the matrix sizes)")
+    ap.add_argument("--cases", default=".*", help="regular expression over case names")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=0.1, help="seconds per row")
+    ap.add_argument("--target", type=float, help="also count the cases at or above this ratio")
+    args = ap.parse_args()
+    env = {w: dict(kv.split("=", 1) for kv in getattr(args, f"{w}_env")) for w in ("a", "b")}
+    ratios = {"a": {}, "b": {}}
+    for _ in range(args.rounds):
+        for w in ("a", "b"):
+            for case, r in run(getattr(args, w), env[w], args.size, args.cases, args.min_time).items():
+                ratios[w].setdefault(case, []).append(r)
+    med = {w: {c: statistics.median(v) for c, v in ratios[w].items()} for w in ("a", "b")}
+    cases = sorted(set(med["a"]) & set(med["b"]))
+    print(f"| case | A | B | B/A |\n|---|---|---|---|")
+    for c in cases:
+        print(f"| {c} | {med['a'][c]:.2f} | {med['b'][c]:.2f} | {med['b'][c] / med['a'][c]:.2f} |")
+    for w in ("a", "b"):
+        vals = [med[w][c] for c in cases]
+        line = f"{w.upper()}: median {statistics.median(vals):.2f} over {len(vals)} cases"
+        if args.target is not None:
+            line += f", {sum(v >= args.target for v in vals)} at >= {args.target}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

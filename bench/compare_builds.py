@@ -6,6 +6,8 @@ ratio to memcpy of each side and B/A. How the schedule changes in bench/ANALYSIS
       --size 131072 --cases 'D2S_NHWC_.*'
   python bench/compare_builds.py --a build/bin/spacedepth_bench --a-env SPACEDEPTH_MAX_ISA=avx512_skylake \
       --b build/bin/spacedepth_bench --size 2097152
+  python bench/compare_builds.py --a build/bin/spacedepth_bench --b build/bin/spacedepth_bench \
+      --b-arg=--switch_points=long_run_bytes=1000000 --cases 'D2S_NHWC_DCR_.*'
 """
 import argparse
 import json
@@ -14,9 +16,9 @@ import statistics
 import subprocess
 
 
-def run(binary, env, size, cases, min_time):
+def run(binary, env, extra, size, cases, min_time):
     cmd = [binary, f"--benchmark_filter=^(memcpy|spacedepth/({cases}))/bytes:{size}/threads:1/",
-           f"--benchmark_min_time={min_time}", "--benchmark_format=json"]
+           f"--benchmark_min_time={min_time}", "--benchmark_format=json", *extra]
     out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, check=True).stdout
     rows = json.loads(out)["benchmarks"]
     memcpy = next(b["bytes_per_second"] for b in rows if b["name"].startswith("memcpy/"))
@@ -29,6 +31,8 @@ def main():
     ap.add_argument("--b", required=True, help="harness binary B (the after)")
     ap.add_argument("--a-env", action="append", default=[], help="NAME=VALUE for A's runs")
     ap.add_argument("--b-env", action="append", default=[], help="NAME=VALUE for B's runs")
+    ap.add_argument("--a-arg", action="append", default=[], help="a harness flag for A's runs")
+    ap.add_argument("--b-arg", action="append", default=[], help="a harness flag for B's runs")
     ap.add_argument("--size", type=int, default=131072, help="tensor bytes (one of the matrix sizes)")
     ap.add_argument("--cases", default=".*", help="regular expression over case names")
     ap.add_argument("--rounds", type=int, default=3)
@@ -39,7 +43,7 @@ def main():
     ratios = {"a": {}, "b": {}}
     for _ in range(args.rounds):
         for w in ("a", "b"):
-            for case, r in run(getattr(args, w), env[w], args.size, args.cases, args.min_time).items():
+            for case, r in run(getattr(args, w), env[w], getattr(args, f"{w}_arg"), args.size, args.cases, args.min_time).items():
                 ratios[w].setdefault(case, []).append(r)
     med = {w: {c: statistics.median(v) for c, v in ratios[w].items()} for w in ("a", "b")}
     cases = sorted(set(med["a"]) & set(med["b"]))

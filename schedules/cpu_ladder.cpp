@@ -182,11 +182,18 @@ void Ladder::apply(Stage s, bool par) const {
     //                   with bw*C below one vector (u8 C3 b2 moves as 3 x u16)
     // Each also at half a vector, for rows shorter than one (small NCHW planes, u8 C16).
     const std::vector<int> &block_widths = shape.block_widths;
+    // A vector of w elements read at input stride c shuffles w * c elements out of dense loads;
+    // widths whose span exceeds shape.max_gather_bytes are left to the narrower ones (x86.cpp).
+    auto gather_fits = [&](int w, int c) {
+        return shape.max_gather_bytes <= 0 || w == block_widths.back() ||
+               w * c * h.output.type().bytes() <= shape.max_gather_bytes;
+    };
     for (int w : block_widths)
         for (Unroll1 p : {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2),
                           short_runs_d2s(2, 3), short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3),
                           short_runs_d2s(3, 4), short_runs_d2s(4, 2), short_runs_d2s(4, 3), short_runs_d2s(4, 4)}) {
             const int a = p.first, c = p.second;
+            if (!gather_fits(w, c)) continue;
             Var xo("x1o"), xi("x1i");
             Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a &&
                                    in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) && out_stride(1) == a &&
@@ -208,6 +215,7 @@ void Ladder::apply(Stage s, bool par) const {
                           pixel_transpose_s2d_crd(3), pixel_transpose_s2d_crd(4), pixel_transpose_d2s_crd(3, 2, 2),
                           vect_c_d2s_crd(2), vect_c_d2s_crd(4), vect_c_s2d_crd_b2()}) {
             const auto [a, bb, c] = p;
+            if (!gather_fits(w, c)) continue;
             unroll_dims_0_1_vectorize_2(
                 s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
                              out_stride(2) == a * bb && in_stride(2) == c && extent(2) >= w),
@@ -223,11 +231,14 @@ void Ladder::apply(Stage s, bool par) const {
     //                        order for C below a vector (C3)
     for (Unroll3 p : {pixel_transpose_s2d_crd_b2(3), pixel_transpose_s2d_crd_b2(2)}) {
         const auto [a, bb, c, d] = p;
+        // One vector, or the widest block width whose gather fits.
+        const int w = *std::find_if(block_widths.begin(), block_widths.end(),
+                                    [&](int v) { return v <= vec && gather_fits(v, d); });
         Var xo("x3o"), xi("x3i");
         Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
                                out_stride(2) == a * bb && extent(2) == c && out_stride(3) == a * bb * c &&
-                               in_stride(3) == d && extent(3) >= vec);
-        b.split(x[3], xo, xi, vec, TailStrategy::ShiftInwards)
+                               in_stride(3) == d && extent(3) >= w);
+        b.split(x[3], xo, xi, w, TailStrategy::ShiftInwards)
             .reorder(x[0], x[1], x[2], xi, xo)
             .unroll(x[0])
             .unroll(x[1])

@@ -15,6 +15,7 @@ struct LadderShape {
     std::vector<int> row_widths;     // widths of deinterleaves and gathers into dense rows
     int task_bytes;                  // bytes per parallel task
     bool whole_pixel_loads = false;  // unroll every block row of a pixel around one strided load
+    int max_gather_bytes = 0;        // widest input span one strided vector may shuffle (0: any)
     int tile_rows = 0;               // transpose tile: output elements (t0)
     int tile_cols = 0;               // transpose tile: input elements of each row (t1)
 };

@@ -42,6 +42,15 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // 0.62 -> 1.05 at 2 MiB, 0.28 -> 0.55 at 128 KiB; NHWC DCR u8 C3 0.53 -> 1.04 and 0.17 ->
     // 0.48. Slower: S2D NHWC CRD c128 C3 (0.75 -> 0.65 at 2 MiB) and a few NCHW rows by 6-9 %.
     s.whole_pixel_loads = true;
+    // Strided vectors whose dense span passes 256 bytes (four 64-byte vectors) take a narrower
+    // width: the [C, bh*bw] and [C, 2x2] pixel transposes of C3 read at input stride 12 or 6, and
+    // a 16-lane f32 vector at stride 12 is a 768-byte shuffle LLVM lowers to a long permute
+    // chain. Measured on the AMD EPYC (AVX-512), 1 thread, against the ladder without the limit
+    // (bench/compare_builds.py, 3 rounds): NHWC CRD DepthToSpace f32 C3 0.10 -> 0.22x memcpy at
+    // 128 KiB and 0.27 -> 0.51x at 2 MiB; SpaceToDepth f32 C3 0.15 -> 0.20 and 0.38 -> 0.47,
+    // u8 C3 1.06-1.21x, c128 C3 1.14-1.20x; no other case moved beyond the run-to-run noise.
+    // A 128-byte limit measured the same (only the NCHW_VECT_C CRD u8 rows moved, 0.12 -> 0.13).
+    s.max_gather_bytes = 256;
     set_transpose_tile(s, h, std::min(vec, bytes >= 4 ? 4 : 8), 64);
     return s;
 }

@@ -45,6 +45,7 @@ private:
     Halide::Expr in_stride(int d) const { return h.in.dim(d).stride(); }
     Halide::Expr out_stride(int d) const { return h.out.dim(d).stride(); }
     Halide::Expr extent(int d) const { return h.out.dim(d).extent(); }
+    Halide::Expr takes_width(Halide::Expr e, int w) const;
     void unroll_dims_0_1_vectorize_2(Halide::Stage b, int w, bool parallel) const;
 
     const PermuteCopyHandles &h;

@@ -97,16 +97,12 @@ void Ladder::unroll_dims_0_1_vectorize_2(Stage b, int w, bool par) const {
     outer_loops(b, par);
 }
 
-// Rows of extent e take vectors of w elements when they hold one; a vector wider than 32 bytes
-// also needs the row's ShiftInwards overlap to stay within a quarter of the row, or the half
-// width takes it: a 90-byte row is two 64-byte vectors (128 bytes moved) or three 32-byte ones.
-// Measured on the AMD EPYC (AVX-512), 1 thread, against the ladder without the rule
-// (bench/compare_builds.py): at 128 KiB NCHW DepthToSpace f32 C16 (22-element rows) 1.32x,
-// SpaceToDepth NCHW CRD f32 C3 b3 1.33x, u8 NCHW C3/C16 1.12-1.19x; at 2 MiB u8 NCHW C64
-// (90-byte rows) 1.08-1.18x, cases at >= 0.8x memcpy 71 -> 73 of 83. Slower: the f32
-// deinterleave of 22-element rows (SpaceToDepth NCHW DCR f32 C16 at 128 KiB, 0.92x).
+// Rows of extent e take vectors of w elements when they hold one; vectors wider than
+// shape.max_loose_fit_bytes also need the row's ShiftInwards overlap within a quarter of the
+// row, or the half width takes it (x86.cpp: a 90-byte row is two 64-byte vectors, 128 bytes
+// moved, or three 32-byte ones).
 Expr Ladder::takes_width(Expr e, int w) const {
-    if (w * h.output.type().bytes() <= 32) {
+    if (shape.max_loose_fit_bytes <= 0 || w * h.output.type().bytes() <= shape.max_loose_fit_bytes) {
         return e >= w;
     }
     return e >= w && 4 * ((e + (w - 1)) / w * w) <= 5 * e;

@@ -51,6 +51,15 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // u8 C3 1.06-1.21x, c128 C3 1.14-1.20x; no other case moved beyond the run-to-run noise.
     // A 128-byte limit measured the same (only the NCHW_VECT_C CRD u8 rows moved, 0.12 -> 0.13).
     s.max_gather_bytes = 256;
+    // Vectors wider than 32 bytes only where the row's last-vector overlap is within a quarter
+    // of the row (Ladder::takes_width). Measured on the AMD EPYC (AVX-512), 1 thread, against
+    // the ladder without the rule (bench/compare_builds.py): at 128 KiB NCHW DepthToSpace f32
+    // C16 (22-element rows) 1.32x, SpaceToDepth NCHW CRD f32 C3 b3 1.33x, u8 NCHW C3/C16
+    // 1.12-1.19x; at 2 MiB u8 NCHW C64 (90-byte rows) 1.08-1.18x, cases at >= 0.8x memcpy
+    // 71 -> 73 of 83. Slower: the f32 deinterleave of 22-element rows (SpaceToDepth NCHW DCR
+    // f32 C16 at 128 KiB, 0.92x). The same test at every width (down to 16 bytes) lost: rows of
+    // 11-52 elements fell to 4-lane vectors (0.76-0.86x).
+    s.max_loose_fit_bytes = 32;
     set_transpose_tile(s, h, std::min(vec, bytes >= 4 ? 4 : 8), 64);
     return s;
 }

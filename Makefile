@@ -87,16 +87,20 @@ compare-schedules: build
 demo: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh
 
-# Google Benchmark over the fixed case matrix (C++ peers beside every row), then bench/RESULTS.md
-# and its plot. The harness JSON is kept in bench/results.json so `make bench-peers` can
-# regenerate the page without rerunning it. Not part of CI (about 32 minutes).
+# Google Benchmark over the fixed case matrix and the model shapes (C++ peers beside every row),
+# the library's rows again on the AVX2 path (bench/results_avx2.json), then bench/RESULTS.md and
+# its plot. The harness JSON is kept in bench/results.json so `make bench-peers` can regenerate
+# the page without rerunning it. Not part of CI (RESULTS.md says how long the last run took).
 BENCH_MIN_TIME ?= 0.1
+BENCH_CONTEXT = --benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+		--benchmark_context=kernel_target="$$($(BUILD)/bin/spacedepth info | sed -n 's/^target this CPU runs: //p')"
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot)/' \
-		--benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
-		--benchmark_context=kernel_target="$$($(BUILD)/bin/spacedepth info | sed -n 's/^target this CPU runs: //p')" \
-		--benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
+		$(BENCH_CONTEXT) --benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
+	@export SPACEDEPTH_MAX_ISA=avx2; $(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
+		--benchmark_filter='^(model/)?spacedepth/.*/threads:1/' $(BENCH_CONTEXT) \
+		--benchmark_out=bench/results_avx2.json --benchmark_out_format=json $(BENCH_ARGS) >/dev/null
 	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench
 	@$(VENV)/bin/python bench/results_table.py bench/results.json --bench $(BUILD)/bin/spacedepth_bench
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"

@@ -1,11 +1,12 @@
-// Google Benchmark harness (`make bench`). Every case of bench/cases.cpp, at 128 KiB, 2 MiB and
-// 64 MiB, runs as:
+// Google Benchmark harness (`make bench`). Every case of the matrix (bench/cases.cpp), at
+// 128 KiB, 512 KiB, 2 MiB and 64 MiB, runs as:
 //   spacedepth   the library call, 1 and 2 threads
 //   eigen        Eigen TensorMap shuffle (ONNX Runtime's CPU method), 1 and 2 threads
 //   xnnpack      XNNPACK, where it has the op (NHWC DCR DepthToSpace, 4-byte), 1 and 2 threads
 //   naive        the scalar reference of tests/reference.cpp (a TF-style loop), 1 thread, in cache
-// beside memcpy of the same size on 1 and 2 threads. bytes_per_second counts bytes read + written
-// (2 x tensor bytes). Every row also times memcpy of its own size right before and after it
+// beside memcpy of the same size on 1 and 2 threads; the model shapes (bench::model_cases) run as
+// model/spacedepth|eigen|xnnpack/<case>/... on 1 thread. bytes_per_second counts bytes read +
+// written (2 x tensor bytes). Every row also times memcpy of its own size right after it
 // (counters memcpy_gbps, best_memcpy_gbps); bench/results_table.py turns the JSON into
 // bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
 #include "bench/cases.h"
@@ -95,14 +96,41 @@ std::unique_ptr<Setup> make_setup(const Case &c, int64_t bytes, int threads) {
     return s;
 }
 
+// Google Benchmark calls a row's function several times while it settles the iteration count
+// (1, 10, 100, ... iterations) and reports only the last call. The row's buffers are kept for its
+// next call (filling two 64 MiB buffers takes longer than timing the kernel), and the memcpy
+// yardstick is timed only by a call long enough to be the reported one (row_is_reported): paying
+// both on every call made `make bench` spend 0.9 s on a 128 KiB row instead of 0.15 s.
+Setup &cached_setup(const Case &c, int64_t bytes, int threads) {
+    static std::string key;
+    static std::unique_ptr<Setup> setup;
+    const std::string k = c.name + "/" + std::to_string(bytes) + "/" + std::to_string(threads);
+    if (!setup || key != k) {
+        setup.reset();
+        setup = make_setup(c, bytes, threads);
+        key = k;
+    }
+    return *setup;
+}
+
+double g_min_time = 0.5;  // --benchmark_min_time (Google Benchmark's default)
+
+// A call whose timing loop ran at least half the minimum time: the reported call, or the one
+// before it when Google Benchmark's estimate fell short (it reports a call that ran min_time).
+bool row_is_reported(double loop_seconds) { return loop_seconds >= 0.5 * g_min_time; }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 void finish(benchmark::State &state, int64_t bytes) {
     state.SetBytesProcessed(2 * bytes * static_cast<int64_t>(state.iterations()));
     state.counters["MiB"] = bytes / double(1 << 20);
 }
 
-// memcpy of the same size, timed right before and right after a row, on 1 and on `threads`
-// threads: each row carries its own yardstick (counters memcpy_gbps, best_memcpy_gbps), because
-// DRAM bandwidth on this VM drifts by 10-15 % over the minutes a full run takes.
+// memcpy of the same size, on 1 and on `threads` threads, timed twice right after the row's
+// timing loop: each row carries its own yardstick (counters memcpy_gbps, best_memcpy_gbps),
+// because DRAM bandwidth on this VM drifts by 10-15 % over the minutes a full run takes.
 struct MemcpyYardstick {
     double gbps_1t = 0, gbps_best = 0;
 };
@@ -116,9 +144,23 @@ MemcpyYardstick yardstick(Setup &s, int threads) {
     return y;
 }
 
-void record_yardstick(benchmark::State &state, const MemcpyYardstick &before, const MemcpyYardstick &after) {
-    state.counters["memcpy_gbps"] = (before.gbps_1t + after.gbps_1t) / 2;
-    state.counters["best_memcpy_gbps"] = (before.gbps_best + after.gbps_best) / 2;
+void record_yardstick(benchmark::State &state, const MemcpyYardstick &a, const MemcpyYardstick &b) {
+    state.counters["memcpy_gbps"] = (a.gbps_1t + b.gbps_1t) / 2;
+    state.counters["best_memcpy_gbps"] = (a.gbps_best + b.gbps_best) / 2;
+}
+
+// Times `call` for the row and, on the reported call, its memcpy yardstick and byte counters.
+void time_row(benchmark::State &state, Setup &s, int yardstick_threads, const std::function<void()> &call) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        call();
+        benchmark::DoNotOptimize(s.dst->data());
+    }
+    if (row_is_reported(seconds_since(t0))) {
+        const MemcpyYardstick first = yardstick(s, yardstick_threads);
+        record_yardstick(state, first, yardstick(s, yardstick_threads));
+    }
+    finish(state, s.bytes);
 }
 
 // Runs a peer once and checks it against spacedepth's output, so no figure comes from a peer
@@ -142,22 +184,17 @@ bool agrees_with_spacedepth(benchmark::State &state, Setup &s, const std::functi
 // The library through a plan, the path a caller repeating a shape takes (the one-shot run() pays
 // validation and planning on every call: see the fixed_cost rows).
 void BM_spacedepth(benchmark::State &state, Case c) {
-    auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
+    const int threads = static_cast<int>(state.range(1));
+    Setup &s = cached_setup(c, state.range(0), threads);
     Plan plan;
-    Status st = plan.create(s->params, s->in, s->out);
-    if (st.ok()) st = plan.run(s->src->data(), s->dst->data());
+    Status st = plan.create(s.params, s.in, s.out);
+    if (st.ok()) st = plan.run(s.src->data(), s.dst->data());
     if (!st.ok()) {
         state.SkipWithError(st.message().c_str());
         return;
     }
-    const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
-    for (auto _ : state) {
-        plan.run(s->src->data(), s->dst->data());
-        benchmark::DoNotOptimize(s->dst->data());
-    }
-    record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
+    time_row(state, s, threads, [&] { plan.run(s.src->data(), s.dst->data()); });
     state.SetLabel(plan.describe());
-    finish(state, s->bytes);
 }
 
 // Descriptors of the same call that differ only in the stride of N (extent 1, so the same
@@ -171,43 +208,35 @@ Tensor uncached_variant(Tensor t, int k) {
 
 // The same call one-shot (run()), planned on every call: validation, view, planning, kernel.
 void BM_oneshot(benchmark::State &state, Case c) {
-    auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
-    if (Status st = run(s->params, s->in, s->out); !st.ok()) {
+    const int threads = static_cast<int>(state.range(1));
+    Setup &s = cached_setup(c, state.range(0), threads);
+    if (Status st = run(s.params, s.in, s.out); !st.ok()) {
         state.SkipWithError(st.message().c_str());
         return;
     }
     Tensor ins[kUncachedVariants], outs[kUncachedVariants];
     for (int k = 0; k < kUncachedVariants; k++) {
-        ins[k] = uncached_variant(s->in, k);
-        outs[k] = uncached_variant(s->out, k);
+        ins[k] = uncached_variant(s.in, k);
+        outs[k] = uncached_variant(s.out, k);
     }
-    const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
     int k = 0;
-    for (auto _ : state) {
-        run(s->params, ins[k], outs[k]);
+    time_row(state, s, threads, [&] {
+        run(s.params, ins[k], outs[k]);
         k = k + 1 == kUncachedVariants ? 0 : k + 1;
-        benchmark::DoNotOptimize(s->dst->data());
-    }
-    record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
-    finish(state, s->bytes);
+    });
 }
 
 template <std::function<void()> (*MakePeer)(const Case &, const Tensor &, const Tensor &, int)>
 void BM_peer(benchmark::State &state, Case c) {
-    auto s = make_setup(c, state.range(0), static_cast<int>(state.range(1)));
-    std::function<void()> peer = MakePeer(c, s->in, s->out, static_cast<int>(state.range(1)));
+    const int threads = static_cast<int>(state.range(1));
+    Setup &s = cached_setup(c, state.range(0), threads);
+    std::function<void()> peer = MakePeer(c, s.in, s.out, threads);
     if (!peer) {
         state.SkipWithError("the peer does not apply");
         return;
     }
-    if (!agrees_with_spacedepth(state, *s, peer)) return;
-    const MemcpyYardstick before = yardstick(*s, static_cast<int>(state.range(1)));
-    for (auto _ : state) {
-        peer();
-        benchmark::DoNotOptimize(s->dst->data());
-    }
-    record_yardstick(state, before, yardstick(*s, static_cast<int>(state.range(1))));
-    finish(state, s->bytes);
+    if (!agrees_with_spacedepth(state, s, peer)) return;
+    time_row(state, s, threads, peer);
 }
 
 std::function<void()> naive_peer(const Case &c, const Tensor &in, const Tensor &out, int) {
@@ -270,19 +299,13 @@ void BM_vector_copy(benchmark::State &state) {
 // The parallel threshold: the same call on 2 threads with the pool forced on (mode 1) or off
 // (mode 0) at sizes around runtime/tuning.h's parallel_min_bytes, to show where threads pay.
 void BM_threshold(benchmark::State &state, Case c) {
-    auto s = make_setup(c, state.range(0), 2);
+    Setup &s = cached_setup(c, state.range(0), 2);
     const detail::SwitchPoints saved = detail::switch_points();
     detail::SwitchPoints forced = saved;
     forced.parallel_min_bytes = state.range(1) ? 0 : INT64_MAX;
     detail::set_switch_points(forced);
-    const MemcpyYardstick before = yardstick(*s, 1);
-    for (auto _ : state) {
-        run(s->params, s->in, s->out);
-        benchmark::DoNotOptimize(s->dst->data());
-    }
-    record_yardstick(state, before, yardstick(*s, 1));
+    time_row(state, s, 1, [&] { run(s.params, s.in, s.out); });
     detail::set_switch_points(saved);
-    finish(state, s->bytes);
 }
 
 // The fixed cost of a call: D2S NHWC DCR f32 on a 64-byte tensor ([1, 16, 1, 1] -> [1, 4, 2, 2]),
@@ -405,6 +428,17 @@ int register_all() {
                     ->UseRealTime();
             }
         }
+        for (const Case &c : bench::model_cases()) {
+            auto add = [&](const char *impl, void (*fn)(benchmark::State &, Case)) {
+                benchmark::RegisterBenchmark(("model/" + std::string(impl) + "/" + c.name).c_str(), fn, c)
+                    ->Args({size, 1})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
+            };
+            add("spacedepth", BM_spacedepth);
+            if (bench::eigen_applies(c)) add("eigen", BM_peer<bench::eigen_peer>);
+            if (bench::xnnpack_applies(c)) add("xnnpack", BM_peer<bench::xnnpack_peer>);
+        }
     }
     return 0;
 }
@@ -489,6 +523,8 @@ void BM_shape(benchmark::State &state, ShapeClass sc, Schedule sched) {
         // reported by agrees_with_spacedepth
     } else {
         state.SetLabel(describe_call(s->params, s->in, s->out));  // the kernel family and width (tune.py)
+        // A fixed iteration count (register_shapes): one call per row, so the yardstick is
+        // timed right before and right after it.
         const MemcpyYardstick before = yardstick(*s, std::max(sc.threads, 2));
         for (auto _ : state) {
             detail::run_on(s->params, s->in, s->out, call);
@@ -589,6 +625,7 @@ int main(int argc, char **argv) {
             } else if (arg.rfind("--switch_points=", 0) == 0) {
                 set_switch_points_from(arg.substr(16));
             } else {
+                if (arg.rfind("--benchmark_min_time=", 0) == 0) g_min_time = std::stod(arg.substr(21));
                 argv[kept++] = argv[i];
             }
         }

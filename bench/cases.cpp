@@ -60,4 +60,43 @@ std::vector<Case> all_cases() {
     return cases;
 }
 
+std::vector<Case> model_cases() {
+    const Op d2s = Op::DepthToSpace, s2d = Op::SpaceToDepth;
+    const Order dcr = Order::DCR, crd = Order::CRD;
+    const Layout nhwc = Layout::NHWC, nchw = Layout::NCHW;
+    const DType f32 = DType::Float32, f16 = DType::Float16, u8 = DType::UInt8;
+    return {
+        // PyTorch pixel_shuffle / pixel_unshuffle heads (ESPCN, Real-ESRGAN): 3 * r^2 channels.
+        make(d2s, crd, nchw, nchw, f32, 3, 3, 3),  // ESPCN x3: 27 -> 3
+        make(d2s, crd, nchw, nchw, f16, 3, 4, 4),  // fp16 x4: 48 -> 3
+        make(d2s, crd, nchw, nchw, f32, 6, 2, 2),
+        make(d2s, crd, nchw, nchw, f32, 24, 3, 3),
+        make(d2s, crd, nchw, nchw, u8, 3, 4, 4),
+        make(s2d, crd, nchw, nchw, f16, 3, 4, 4),  // Real-ESRGAN x1: 3 -> 48
+        make(s2d, crd, nchw, nchw, f32, 6, 2, 2),
+        make(s2d, crd, nchw, nchw, f32, 12, 2, 1),  // rectangular
+        // YOLO Focus-style S2D of images and early feature maps.
+        make(s2d, dcr, nchw, nchw, f16, 12, 2, 2),
+        make(s2d, dcr, nchw, nchw, f32, 48, 2, 2),
+        make(d2s, dcr, nchw, nchw, f32, 24, 2, 2),
+        // TFLite NHWC DCR: super-resolution and segmentation heads, float and quantised.
+        make(d2s, dcr, nhwc, nhwc, f32, 3, 4, 4),  // 48 -> 3
+        make(d2s, dcr, nhwc, nhwc, f32, 12, 2, 2),
+        make(d2s, dcr, nhwc, nhwc, f32, 48, 2, 2),
+        make(d2s, dcr, nhwc, nhwc, f32, 27, 3, 3),
+        make(d2s, dcr, nhwc, nhwc, u8, 3, 4, 4),
+        make(d2s, dcr, nhwc, nhwc, u8, 6, 3, 3),
+        make(d2s, dcr, nhwc, nhwc, f16, 24, 2, 2),
+        make(d2s, dcr, nhwc, nhwc, f32, 12, 1, 2),  // rectangular
+        make(s2d, dcr, nhwc, nhwc, f32, 12, 2, 2),
+        make(s2d, dcr, nhwc, nhwc, f32, 6, 3, 3),
+        make(s2d, dcr, nhwc, nhwc, u8, 24, 2, 2),
+        make(s2d, dcr, nhwc, nhwc, f16, 3, 4, 4),
+        // NHWC in CRD order (ONNX mode "CRD" on channels-last runtimes).
+        make(d2s, crd, nhwc, nhwc, f32, 12, 2, 2),
+        make(s2d, crd, nhwc, nhwc, u8, 6, 2, 2),
+        make(s2d, crd, nhwc, nhwc, f16, 12, 3, 3),
+    };
+}
+
 }  // namespace bench

@@ -22,7 +22,14 @@ struct Case {
 
 std::vector<Case> all_cases();
 
-// Tensor sizes (bytes of one tensor): in L2, in L3, and well beyond the caches.
-constexpr int64_t kSizes[] = {128 << 10, 2 << 20, 64 << 20};
+// Shapes from real models outside the matrix (its counts stay comparable run to run): channel
+// counts that are not powers of two (3, 6, 12, 24, 27, 48), blocks 2-4 and two rectangular
+// blocks, 1-, 2- and 4-byte elements. Named like the matrix's cases; `make bench` runs them as
+// model/<implementation>/<case>/..., on one thread, with their own table in RESULTS.md.
+std::vector<Case> model_cases();
+
+// Tensor sizes (bytes of one tensor): in L2 (128 KiB, and 512 KiB of a 1 MiB L2), in L3, and
+// well beyond the caches. The smaller ones (4, 16 and 32 KiB) are the plan/ and oneshot/ rows.
+constexpr int64_t kSizes[] = {128 << 10, 512 << 10, 2 << 20, 64 << 20};
 
 }  // namespace bench

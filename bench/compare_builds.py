@@ -1,5 +1,6 @@
 """Two builds of the harness (or one build under two environments), interleaved on the same
-cases: each round runs A then B, each row against its own memcpy; the table gives the median
+cases (the matrix's and the model shapes, model/<case>): each round runs A then B, each row
+against one memcpy of the run; the table gives the median
 ratio to memcpy of each side and B/A. How the schedule changes in bench/ANALYSIS.md were measured.
 
   python bench/compare_builds.py --a /tmp/old/spacedepth_bench --b build/bin/spacedepth_bench \
@@ -17,12 +18,14 @@ import subprocess
 
 
 def run(binary, env, extra, size, cases, min_time):
-    cmd = [binary, f"--benchmark_filter=^(memcpy|spacedepth/({cases}))/bytes:{size}/threads:1/",
+    cmd = [binary, f"--benchmark_filter=^(memcpy|(model/)?spacedepth/({cases}))/bytes:{size}/threads:1/",
            f"--benchmark_min_time={min_time}", "--benchmark_format=json", *extra]
     out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, check=True).stdout
     rows = json.loads(out)["benchmarks"]
     memcpy = next(b["bytes_per_second"] for b in rows if b["name"].startswith("memcpy/"))
-    return {b["name"].split("/")[1]: b["bytes_per_second"] / memcpy for b in rows if b["name"].startswith("spacedepth/")}
+    # Matrix rows by case name, model shapes as model/<case>.
+    return {b["name"].split("/bytes:")[0].replace("spacedepth/", ""): b["bytes_per_second"] / memcpy
+            for b in rows if "spacedepth/" in b["name"]}
 
 
 def main():

@@ -10,10 +10,11 @@ import re
 import subprocess
 from collections import defaultdict
 
-SIZE_LABEL = {128 << 10: "L2 (128 KiB)", 2 << 20: "L3 (2 MiB)", 64 << 20: "DRAM (64 MiB)"}
+SIZE_LABEL = {128 << 10: "L2 (128 KiB)", 512 << 10: "L2 (512 KiB)", 2 << 20: "L3 (2 MiB)", 64 << 20: "DRAM (64 MiB)"}
 CPP_PEERS = ["eigen", "xnnpack", "naive"]
 PY_PEERS = ["torch", "onnxruntime", "openvino", "tensorflow"]
 TARGETS = {(64 << 20, 1): 1.0, (64 << 20, 2): 0.95, (2 << 20, 1): 0.8, (128 << 10, 1): 0.6}
+MODEL_PEERS = ["eigen", "xnnpack"]
 
 REPEATS = 5  # repetitions of each DRAM miss, to separate a real shortfall from the VM's drift
 UNIT_BYTES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8}
@@ -86,6 +87,41 @@ def rerun_dram_misses(bench, misses, out_path):
               open(out_path, "w"), indent=1)
 
 
+def row_ratio(b):
+    """A row's GB/s over its own memcpy (1 thread: 1-thread memcpy; more: the better one)."""
+    threads = int(re.search(r"/threads:(\d+)", b["name"]).group(1))
+    return b["bytes_per_second"] / 1e9 / (b["memcpy_gbps"] if threads == 1 else b["best_memcpy_gbps"])
+
+
+def load_model_rows(path):
+    """(case, size) -> {implementation: ratio} of the model/<impl>/<case>/... rows, and the
+    matrix's spacedepth rows as ("matrix", case, size, threads) -> ratio (the AVX2 run's file)."""
+    model, matrix = defaultdict(dict), {}
+    if not path or not os.path.exists(path):
+        return model, matrix
+    for b in json.load(open(path))["benchmarks"]:
+        if b.get("error_occurred") or "memcpy_gbps" not in b or b.get("run_type") == "aggregate":
+            continue
+        m = re.match(r"model/(\w+)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
+        if m:
+            model[(m.group(2), int(m.group(3)))][m.group(1)] = row_ratio(b)
+        m = re.match(r"spacedepth/([^/]+)/bytes:(\d+)/threads:(\d+)", b["name"])
+        if m:
+            matrix[(m.group(1), int(m.group(2)), int(m.group(3)))] = row_ratio(b)
+    return model, matrix
+
+
+def target_line(label, size, threads, target, rs):
+    """'- label, N thread(s), target >= T: k of n cases meet it (median, worst).' and the misses."""
+    misses = sorted([(r, c) for c, r in rs if r < target])
+    ordered = sorted(r for _, r in rs)
+    out = [f"- {label}, {threads} thread(s), target >= {target}: {len(rs) - len(misses)} of {len(rs)} cases "
+           f"meet it (median {ordered[len(ordered) // 2]:.2f}, worst {ordered[0]:.2f})."]
+    if misses:
+        out.append("  Misses: " + ", ".join(f"{c} {r:.2f}" for r, c in misses) + ".")
+    return out, misses
+
+
 def load_cpp(path):
     data = json.load(open(path))
     memcpy = {}
@@ -118,6 +154,10 @@ def load_cpp(path):
     return data["context"], memcpy, gbps, yard, threshold
 
 
+def size_text(b):
+    return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
+
+
 def describe_cpu(ctx):
     """The harness's CPU: the model and ISA recorded in its context (`make bench` passes them with
     --benchmark_context), else this machine's; the caches from Google Benchmark's context."""
@@ -129,10 +169,7 @@ def describe_cpu(ctx):
             isa = isa or ("AVX-512" if " avx512f" in info else "AVX2" if " avx2" in info else "SSE")
         except (OSError, AttributeError):
             model = "unknown CPU"
-    def size(b):
-        return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
-
-    caches = [f"L{c['level']} {size(c['size'])}" + (f" shared by {c['num_sharing']}" if c.get("num_sharing", 1) > 1 else "")
+    caches = [f"L{c['level']} {size_text(c['size'])}" + (f" shared by {c['num_sharing']}" if c.get("num_sharing", 1) > 1 else "")
               for c in ctx.get("caches", []) if c.get("type") in ("Unified", "Data") and c.get("level", 0) >= 2]
     return ", ".join(x for x in [model, f"kernels: {isa}" if isa else "", "; ".join(caches)] if x)
 
@@ -147,9 +184,14 @@ def main():
     ap.add_argument("--bench", help="the harness binary: print each case's plan and rerun the beyond-cache misses")
     ap.add_argument("--repeats", default=os.path.join(os.path.dirname(__file__), "repeats.json"))
     ap.add_argument("--plans", default=os.path.join(os.path.dirname(__file__), "plans.json"))
+    ap.add_argument("--avx2", default=os.path.join(os.path.dirname(__file__), "results_avx2.json"),
+                    help="the harness's spacedepth rows run again with SPACEDEPTH_MAX_ISA=avx2 (make bench)")
     args = ap.parse_args()
 
     ctx, memcpy, gbps, yard, threshold = load_cpp(args.cpp_json)
+    model, _ = load_model_rows(args.cpp_json)
+    model_avx2, avx2 = load_model_rows(args.avx2)
+    avx2_ctx = json.load(open(args.avx2))["context"] if os.path.exists(args.avx2) else {}
     peers = json.load(open(args.peers)) if os.path.exists(args.peers) else None
     py = defaultdict(dict)  # (case, size) -> {(peer, threads): ratio}
     if peers:
@@ -174,7 +216,7 @@ def main():
               f"{datetime.date.today().isoformat()}, commit `{commit}`. Machine: {ctx.get('host_name')}, "
               f"{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz ({describe_cpu(ctx)}), Debian 12, GCC 12, "
               f"Halide 21.0.0. Harness run: {ctx.get('date')}.", ""]
-    lines += ["Each cell is GB/s (bytes read + written) divided by a same-size memcpy timed right before and after "
+    lines += ["Each cell is GB/s (bytes read + written) divided by a same-size memcpy timed twice right after "
               "that row (the row's own yardstick: DRAM bandwidth on this VM drifts 10-15 % over a run): "
               "1-thread columns against 1-thread memcpy, 2-thread columns against the better of 1- and 2-thread memcpy. "
               "C++ peers (Eigen shuffle, XNNPACK, the naive loop of tests/reference.cpp) run in the harness; the Python "
@@ -197,15 +239,18 @@ def main():
         rs = [(c, r) for c, r in rs if r is not None]
         if not rs:
             continue
-        misses = sorted([(r, c) for c, r in rs if r < target])
-        rs_sorted = sorted(r for _, r in rs)
-        med = rs_sorted[len(rs_sorted) // 2]
-        lines.append(f"- {SIZE_LABEL.get(size, size)}, {threads} thread(s), target >= {target}: "
-                     f"{len(rs) - len(misses)} of {len(rs)} cases meet it (median {med:.2f}, worst {rs_sorted[0]:.2f}).")
-        if misses:
-            lines.append("  Misses: " + ", ".join(f"{c} {r:.2f}" for r, c in misses) + ".")
+        out, misses = target_line(SIZE_LABEL.get(size, size), size, threads, target, rs)
+        lines += out
         all_misses += [(c, size, threads, r, target) for r, c in misses]
     lines.append("")
+    if avx2:
+        lines += [f"The AVX2 path (`SPACEDEPTH_MAX_ISA=avx2`, kernels: {avx2_ctx.get('kernel_target', '?')}; "
+                  "the same harness run again right after, 1 thread):", ""]
+        for (size, threads), target in TARGETS.items():
+            rs = [(c, avx2[(c, size, threads)]) for c in cases if (c, size, threads) in avx2]
+            if rs:
+                lines += target_line(SIZE_LABEL.get(size, size) + " (AVX2 path)", size, threads, target, rs)[0]
+        lines.append("")
     # Against peers.
     wins = losses = 0
     lost = []
@@ -230,6 +275,44 @@ def main():
     lines.append(f"- Against the peers: faster in {wins} of {wins + losses} (case, size, threads, peer) comparisons." +
                  (" Slower in: " + "; ".join(lost) + "." if lost else ""))
     lines.append("")
+
+    if model:
+        mcases = sorted({c for c, _ in model})
+        msizes = sorted({s for _, s in model})
+        lines += ["## Model shapes", "",
+                  "Shapes from real models outside the matrix (bench/cases.cpp `model_cases`: channel counts 3, 6, 12, "
+                  "24, 27 and 48, blocks 2-4 and two rectangular ones, 1-, 2- and 4-byte elements), 1 thread, each "
+                  "row against its own memcpy; XNNPACK where Debian's build has the op (4-byte NHWC DCR "
+                  "DepthToSpace). \"AVX2\" is the same call on the AVX2 path.", ""]
+        for (size, threads), target in TARGETS.items():
+            if threads != 1 or size not in msizes:
+                continue
+            for label, table in (("best path", model), ("AVX2 path", model_avx2)):
+                rs = [(c, table[(c, size)]["spacedepth"]) for c in mcases if "spacedepth" in table.get((c, size), {})]
+                if rs:
+                    lines += target_line(f"{SIZE_LABEL.get(size, size)}, {label}", size, 1, target, rs)[0]
+        mwins, mlost = 0, []
+        for (c, size), row in sorted(model.items()):
+            for p in MODEL_PEERS:
+                if p in row and "spacedepth" in row:
+                    if row["spacedepth"] >= row[p]:
+                        mwins += 1
+                    else:
+                        mlost.append(f"{p} {c} {size >> 10} KiB ({row[p]:.2f} vs {row['spacedepth']:.2f})")
+        lines += [f"- Against the peers: faster in {mwins} of {mwins + len(mlost)} comparisons." +
+                  (" Slower in: " + "; ".join(mlost) + "." if mlost else ""), ""]
+        head = ["case"] + [f"{size_text(s)} {h}" for s in msizes
+                           for h in ("ours", "AVX2", "eigen", "xnnpack")]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for c in mcases:
+            cells = [c]
+            for size in msizes:
+                row, row2 = model.get((c, size), {}), model_avx2.get((c, size), {})
+                for v, bold in ((row.get("spacedepth"), True), (row2.get("spacedepth"), False),
+                                (row.get("eigen"), False), (row.get("xnnpack"), False)):
+                    cells.append("–" if v is None else (f"**{v:.2f}**" if bold else f"{v:.2f}"))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
 
     if threshold:
         tcases = sorted({c for c, _ in threshold})
@@ -286,13 +369,17 @@ def main():
                   + (f" A copy loop of AVX2 loads and stores (`vector_copy`, the most a vector kernel can move): "
                      f"{memcpy[(size, 'vector_copy')]:.1f} GB/s, {memcpy[(size, 'vector_copy')] / memcpy[(size, 1)]:.2f}x memcpy."
                      if (size, "vector_copy") in memcpy else ""), ""]
-        head = ["case"] + [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols + pycols]
+        head = ["case"] + [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols] + \
+               (["ours AVX2 1T"] if avx2 else []) + [f"{p} {t}T" for p, t in pycols]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c in cases:
             cells = [c]
             for p, t in cols:
                 r = ratio(c, size, p, t)
                 cells.append("–" if r is None else (f"**{r:.2f}**" if p == "spacedepth" else f"{r:.2f}"))
+            if avx2:
+                r = avx2.get((c, size, 1))
+                cells.append("–" if r is None else f"{r:.2f}")
             for p, t in pycols:
                 r = py[(c, size)].get((p, t))
                 cells.append("–" if r is None else f"{r:.2f}")

@@ -239,8 +239,10 @@ void Ladder::apply(Stage s, bool par) const {
     // order (k = bh*bw, m = bw).
     //   unroll dims 0-2 (extents a, b, c), vectorise dim 3 (input stride d):
     //     a=b=2, c=C, d=2*C  the per-pixel [C, 2x2] transpose of NHWC SpaceToDepth in CRD
-    //                        order for C below a vector (C3)
-    for (Unroll3 p : {pixel_transpose_s2d_crd_b2(3), pixel_transpose_s2d_crd_b2(2)}) {
+    //                        order for C below the narrowest block width (C 2, 3, 4, 6: u8 C6
+    //                        ran as scalar byte moves, 0.02x memcpy at 128 KiB)
+    for (Unroll3 p : {pixel_transpose_s2d_crd_b2(3), pixel_transpose_s2d_crd_b2(6), pixel_transpose_s2d_crd_b2(4),
+                      pixel_transpose_s2d_crd_b2(2)}) {
         const auto [a, bb, c, d] = p;
         // One vector, or the widest block width whose gather fits.
         const int w = *std::find_if(block_widths.begin(), block_widths.end(),
@@ -262,6 +264,16 @@ void Ladder::apply(Stage s, bool par) const {
     // quarter vectors rather than falling to scalar code: measured 0.03-0.06x memcpy at L3
     // for u8 NHWC CRD before.
     for (int w : shape.row_widths) {
+        // Runs dense on both sides but shorter than the run copies' vectors (u8 NHWC DCR C6 block
+        // 3: 18-byte runs, 9 x u16): dense vectors, the last overlapping the one before. The
+        // fallback below does not know the input stride is 1 and gathers lane by lane (0.05x
+        // memcpy at 128 KiB).
+        const std::vector<int> &runs = shape.run_factors;
+        if (std::find(runs.begin(), runs.end(), w) == runs.end()) {  // else the run copy above
+            Stage dense = s.specialize(out_stride(0) == 1 && in_stride(0) == 1 && takes_width(extent(0), w));
+            dense.vectorize(x[0], w, TailStrategy::ShiftInwards);
+            outer_loops(dense, par);
+        }
         for (Deinterleave p : {deinterleave_rows(2), deinterleave_rows(3), deinterleave_rows(4),
                                transpose_d2s_crd(2, 2), transpose_d2s_crd(3, 3), transpose_d2s_crd(4, 4)}) {
             const int k = p.first, m = p.second;

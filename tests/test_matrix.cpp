@@ -120,6 +120,13 @@ void run_cell(const Cell &cell) {
         cases.push_back(c);
     }
     // Large enough for the parallel path (>= 256 KiB), once serial and once with 2 threads.
+    // Model-shape channel counts the ladder has own patterns for: the [C, 2x2] pixel transpose
+    // with C 4 and 6, and 18-byte runs (C6 block 3 at 1 byte: dense vectors overlapping).
+    if (!vect_c) {
+        cases.push_back({{1, 4, 2 * 10, 2 * 24}, Block(2)});
+        cases.push_back({{1, 6, 2 * 12, 2 * 21}, Block(2), true});
+        cases.push_back({{1, 6, 3 * 12, 3 * 20}, Block(3)});
+    }
     const int64_t big_c = vect_c ? 16 : 6;
     cases.push_back({{2, big_c, 2 * 96, 2 * 80}, Block(2), false, 2});
     cases.push_back({{1, big_c, 3 * 64, 2 * 90}, Block(3, 2), true, 1});

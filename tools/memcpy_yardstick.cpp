@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -39,15 +40,21 @@ void parallel_memcpy(void *dst, const void *src, size_t bytes, int threads) {
 
 double memcpy_gbps(void *dst, const void *src, size_t bytes, int threads) {
     using clock = std::chrono::steady_clock;
+    // Doubling batches up to 2 ms estimate the rate; one batch of about 20 ms measures it.
     parallel_memcpy(dst, src, bytes, threads);
-    for (int reps = 1;; reps *= 2) {
+    auto batch_seconds = [&](int64_t reps) {
         const auto t0 = clock::now();
-        for (int i = 0; i < reps; i++) parallel_memcpy(dst, src, bytes, threads);
-        const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
-        if (seconds >= 0.02) {
-            return 2.0 * static_cast<double>(bytes) * reps / seconds / 1e9;
-        }
+        for (int64_t i = 0; i < reps; i++) parallel_memcpy(dst, src, bytes, threads);
+        return std::chrono::duration<double>(clock::now() - t0).count();
+    };
+    int64_t reps = 1;
+    double seconds = batch_seconds(reps);
+    while (seconds < 0.002) seconds = batch_seconds(reps *= 2);
+    if (seconds < 0.02) {
+        reps = static_cast<int64_t>(std::ceil(reps * 0.02 / seconds));
+        seconds = batch_seconds(reps);
     }
+    return 2.0 * static_cast<double>(bytes) * static_cast<double>(reps) / seconds / 1e9;
 }
 
 }  // namespace yardstick

@@ -10,7 +10,8 @@ namespace yardstick {
 // Copies bytes with `threads` parts on Halide's thread pool (threads <= 1: plain memcpy).
 void parallel_memcpy(void *dst, const void *src, size_t bytes, int threads);
 
-// GB/s (bytes read + written) of copying bytes on `threads` threads, timed over >= 20 ms.
+// GB/s (bytes read + written) of copying bytes on `threads` threads, timed over one batch of
+// about 20 ms.
 double memcpy_gbps(void *dst, const void *src, size_t bytes, int threads);
 
 }  // namespace yardstick

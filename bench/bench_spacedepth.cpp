@@ -294,6 +294,56 @@ void BM_vector_copy(benchmark::State &state) {
     }
     finish(state, bytes);
 }
+
+// What a vector kernel can reach on the access pattern of the commonest 128 KiB misses, the
+// deinterleave by 2 (D2S NHWC DCR f32 C1 b2 as u64 units: each input row of 2W units becomes two
+// output rows of W): a hand-written AVX-512 loop, two loads, two two-source permutes and two
+// stores per 16 units, the last vector of a row overlapping the one before. Beside the library's
+// row of the same case and memcpy (bench/ANALYSIS.md, "The 128 KiB ceiling").
+__attribute__((target("avx512f"))) void deinterleave_with_avx512(uint64_t *dst, const uint64_t *src, int64_t rows,
+                                                                 int64_t w) {
+    const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    for (int64_t r = 0; r < rows; r++) {
+        const uint64_t *in = src + r * 2 * w;
+        uint64_t *out0 = dst + r * 2 * w, *out1 = out0 + w;
+        for (int64_t x = 0; x < w; x += 8) {
+            const int64_t at = std::min(x, w - 8);
+            const __m512i a = _mm512_loadu_si512(in + 2 * at), b = _mm512_loadu_si512(in + 2 * at + 8);
+            _mm512_storeu_si512(out0 + at, _mm512_permutex2var_epi64(a, even, b));
+            _mm512_storeu_si512(out1 + at, _mm512_permutex2var_epi64(a, odd, b));
+        }
+    }
+}
+
+void BM_deinterleave_ceiling(benchmark::State &state) {
+    if (!__builtin_cpu_supports("avx512f")) {
+        state.SkipWithError("this CPU has no AVX-512");
+        return;
+    }
+    const Case c{
+        "D2S_NHWC_DCR_f32_C1_b2", Op::DepthToSpace, Order::DCR, Layout::NHWC, Layout::NHWC, DType::Float32, 1, 2, 2};
+    const CaseDims d = case_dims(c, state.range(0));
+    const int64_t rows = d.deep[2], w = d.deep[3];  // deep rows; each gives two space rows of w units
+    Setup &s = cached_setup(c, state.range(0), 1);
+    // The same result as the library's call: check once, so the figure is of the real job.
+    Tensor expected_in = s.in, expected_out = s.out;
+    if (Status st = run(s.params, expected_in, expected_out); !st.ok() || w < 8) {
+        state.SkipWithError("case does not apply");
+        return;
+    }
+    std::vector<uint8_t> expected(s.dst->data(), s.dst->data() + s.bytes);
+    std::memset(s.dst->data(), 0, s.bytes);
+    auto call = [&] {
+        deinterleave_with_avx512(reinterpret_cast<uint64_t *>(s.dst->data()),
+                                 reinterpret_cast<const uint64_t *>(s.src->data()), rows, w);
+    };
+    call();
+    if (std::memcmp(expected.data(), s.dst->data(), s.bytes) != 0) {
+        state.SkipWithError("the hand-written deinterleave differs from spacedepth's output");
+        return;
+    }
+    time_row(state, s, 1, call);
+}
 #endif
 
 // The parallel threshold: the same call on 2 threads with the pool forced on (mode 1) or off
@@ -401,6 +451,10 @@ int register_all() {
         }
 #if defined(__x86_64__)
         benchmark::RegisterBenchmark("vector_copy", BM_vector_copy)->Args({size})->ArgNames({"bytes"})->UseRealTime();
+        benchmark::RegisterBenchmark("deinterleave_ceiling", BM_deinterleave_ceiling)
+            ->Args({size})
+            ->ArgNames({"bytes"})
+            ->UseRealTime();
 #endif
         for (const Case &c : bench::all_cases()) {
             for (int threads : {1, 2}) {

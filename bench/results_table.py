@@ -145,6 +145,11 @@ def load_cpp(path):
         if m:
             memcpy[(int(m.group(1)), "vector_copy")] = b["bytes_per_second"] / 1e9
             continue
+        m = re.match(r"deinterleave_ceiling/bytes:(\d+)", b["name"])
+        if m:
+            if "memcpy_gbps" in b:  # against its own memcpy, like the case rows
+                memcpy[(int(m.group(1)), "deinterleave")] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
+            continue
         m = re.match(r"(\w+)/([^/]+)/bytes:(\d+)/threads:(\d+)", b["name"])
         if m:
             key, impl = (m.group(2), int(m.group(3))), (m.group(1), int(m.group(4)))
@@ -368,7 +373,10 @@ def main():
                   f"memcpy: {memcpy[(size, 1)]:.1f} GB/s on 1 thread, {memcpy.get((size, 2), 0):.1f} GB/s on 2."
                   + (f" A copy loop of AVX2 loads and stores (`vector_copy`, the most a vector kernel can move): "
                      f"{memcpy[(size, 'vector_copy')]:.1f} GB/s, {memcpy[(size, 'vector_copy')] / memcpy[(size, 1)]:.2f}x memcpy."
-                     if (size, "vector_copy") in memcpy else ""), ""]
+                     if (size, "vector_copy") in memcpy else "")
+                  + (f" A hand-written AVX-512 deinterleave by 2 on the view of D2S_NHWC_DCR_f32_C1_b2 "
+                     f"(`deinterleave_ceiling`): {memcpy[(size, 'deinterleave')]:.2f}x its memcpy."
+                     if (size, "deinterleave") in memcpy else ""), ""]
         head = ["case"] + [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols] + \
                (["ours AVX2 1T"] if avx2 else []) + [f"{p} {t}T" for p, t in pycols]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

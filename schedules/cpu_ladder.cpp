@@ -97,6 +97,18 @@ void Ladder::unroll_dims_0_1_vectorize_2(Stage b, int w, bool par) const {
     outer_loops(b, par);
 }
 
+// Dims 0 and 2 (small constant extents) unrolled around a vector of w elements of dim 1.
+void Ladder::unroll_dims_0_2_vectorize_1(Stage b, int w, bool par) const {
+    const std::vector<Var> &x = h.x;
+    Var xo("x1o"), xi("x1i");
+    b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards)
+        .reorder(x[0], xi, x[2], xo)
+        .unroll(x[0])
+        .unroll(x[2])
+        .vectorize(xi);
+    outer_loops(b, par);
+}
+
 // Rows of extent e take vectors of w elements when they hold one; vectors wider than
 // shape.max_loose_fit_bytes also need the row's ShiftInwards overlap within a quarter of the
 // row, or the half width takes it (x86.cpp: a 90-byte row is two 64-byte vectors, 128 bytes
@@ -127,7 +139,14 @@ void Ladder::apply(Stage s, bool par) const {
     // 1.00x together with arm.cpp's SplitWideShuffles (the stride-6 shuffle as ld3 + uzp). On
     // x86 the same patterns took NHWC CRD DepthToSpace from 0.62x to 1.05x memcpy (x86.cpp).
     if (shape.whole_pixel_loads) {
-        for (int w : {2 * vec, vec}) {
+        // Down to 16-byte vectors, for channel counts below one vector: with 64-byte vectors
+        // f32 C12 and u8 C16 fell to the deinterleave below, which unrolls one of the two block
+        // dims and loads each pixel twice. AMD EPYC (AVX-512), 1 thread: D2S NHWC CRD u8 C16
+        // 0.25 -> 0.60x memcpy at 128 KiB and 0.56 -> 0.97x at 2 MiB, f32 C12 0.16 -> 0.49x and
+        // 0.39 -> 0.86x. ARM is unchanged (its vectors are 16 bytes).
+        std::vector<int> pixel_widths = {2 * vec};
+        for (int w : halving_widths(vec, std::max(1, 16 / h.output.type().bytes()))) pixel_widths.push_back(w);
+        for (int w : pixel_widths) {
             //   dim 0 the channels (input stride bh*bw), dims 1 and 3 the block column and row
             //   (input strides 1 and bw): NHWC DepthToSpace in CRD order, block 2. First for C of
             //   exactly one vector, where the channel loop disappears and the pixel loop is the
@@ -152,15 +171,10 @@ void Ladder::apply(Stage s, bool par) const {
             //   stride R): NHWC DepthToSpace in DCR order. One vector of pixels: at two, LLVM's
             //   tbl network for the stride-R*k shuffle spills (llvm-mca, Neoverse N1: 0.39x the
             //   copy loop against 0.44x).
-            Var xo("x1o"), xi("x1i");
-            Stage b = s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 && out_stride(1) == r &&
-                                   in_stride(1) == r * k && extent(2) == k && in_stride(2) == r && extent(1) >= vec);
-            b.split(x[1], xo, xi, vec, TailStrategy::ShiftInwards)
-                .reorder(x[0], xi, x[2], xo)
-                .unroll(x[0])
-                .unroll(x[2])
-                .vectorize(xi);
-            outer_loops(b, par);
+            unroll_dims_0_2_vectorize_1(
+                s.specialize(out_stride(0) == 1 && extent(0) == r && in_stride(0) == 1 && out_stride(1) == r &&
+                             in_stride(1) == r * k && extent(2) == k && in_stride(2) == r && extent(1) >= vec),
+                vec, par);
         }
         for (auto [r, k] : short_runs) {
             //   The mirror image: dim 0 the run, dim 1 the k block rows (output stride R), dim 2
@@ -199,6 +213,18 @@ void Ladder::apply(Stage s, bool par) const {
         return shape.max_gather_bytes <= 0 || w == block_widths.back() ||
                w * c * h.output.type().bytes() <= shape.max_gather_bytes;
     };
+    // Row pairs: an interleave by 2 whose dim 2 is the block row pair (extent 2: NCHW
+    // DepthToSpace, block 2) takes both rows in one body, so rows of at most two vectors (small
+    // planes: 11-45 elements at 128 KiB) pay the loop nest once per pair. AMD EPYC (AVX-512),
+    // 1 thread, 128 KiB: D2S NCHW C64 f32 and u8 1.2-1.5x, C16 u8 1.2-1.3x. Longer rows lost
+    // with it (90-180-element rows of C1 and C3, 0.84-0.92x), hence the bound.
+    for (int w : block_widths) {
+        if (!gather_fits(w, 1)) continue;
+        unroll_dims_0_2_vectorize_1(
+            s.specialize(out_stride(0) == 1 && extent(0) == 2 && out_stride(1) == 2 && in_stride(1) == 1 &&
+                         takes_width(extent(1), w) && extent(1) < 2 * w && extent(2) == 2),
+            w, par);
+    }
     for (int w : block_widths)
         for (Unroll1 p : {interleave(2), interleave(3), interleave(4), interleave(8), short_runs_d2s(2, 2),
                           short_runs_d2s(2, 3), short_runs_d2s(2, 4), short_runs_d2s(3, 2), short_runs_d2s(3, 3),
@@ -266,13 +292,28 @@ void Ladder::apply(Stage s, bool par) const {
     for (int w : shape.row_widths) {
         // Runs dense on both sides but shorter than the run copies' vectors (u8 NHWC DCR C6 block
         // 3: 18-byte runs, 9 x u16): dense vectors, the last overlapping the one before. The
-        // fallback below does not know the input stride is 1 and gathers lane by lane (0.05x
-        // memcpy at 128 KiB).
+        // fallback below does not know the input stride is 1 and gathers lane by lane. AMD EPYC
+        // (AVX-512), 128 KiB: u8 C6 b3 0.05 -> 0.12x memcpy, f32 C3 b4 0.17 -> 0.33x, S2D u8
+        // C24 0.15 -> 0.26x.
         const std::vector<int> &runs = shape.run_factors;
         if (std::find(runs.begin(), runs.end(), w) == runs.end()) {  // else the run copy above
             Stage dense = s.specialize(out_stride(0) == 1 && in_stride(0) == 1 && takes_width(extent(0), w));
             dense.vectorize(x[0], w, TailStrategy::ShiftInwards);
             outer_loops(dense, par);
+        }
+        {
+            // Row pairs of the deinterleave by 2 (NCHW SpaceToDepth, block 2: dim 2 the block
+            // row pair), for rows of at most two vectors, as for the interleave above: 128 KiB,
+            // S2D NCHW C64 and C16 1.3-1.8x (u8 C64 0.12 -> 0.19 DCR, 0.16 -> 0.29 CRD).
+            Var xo("x0o"), xi("x0i");
+            Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == 2 && takes_width(extent(0), w) &&
+                                   extent(0) < 2 * w && extent(1) == 2 && in_stride(1) == 1 && extent(2) == 2);
+            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
+                .reorder(xi, x[1], x[2], xo)
+                .unroll(x[1])
+                .unroll(x[2])
+                .vectorize(xi);
+            outer_loops(b, par);
         }
         for (Deinterleave p : {deinterleave_rows(2), deinterleave_rows(3), deinterleave_rows(4),
                                transpose_d2s_crd(2, 2), transpose_d2s_crd(3, 3), transpose_d2s_crd(4, 4)}) {

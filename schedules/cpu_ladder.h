@@ -48,6 +48,7 @@ private:
     Halide::Expr extent(int d) const { return h.out.dim(d).extent(); }
     Halide::Expr takes_width(Halide::Expr e, int w) const;
     void unroll_dims_0_1_vectorize_2(Halide::Stage b, int w, bool parallel) const;
+    void unroll_dims_0_2_vectorize_1(Halide::Stage b, int w, bool parallel) const;
 
     const PermuteCopyHandles &h;
     LadderShape shape;

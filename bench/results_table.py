@@ -80,35 +80,16 @@ def rerun_dram_misses(bench, misses, out_path):
         for b in json.load(open(tmp))["benchmarks"]:
             if b.get("run_type") != "iteration" or "memcpy_gbps" not in b:
                 continue
-            ref = b["memcpy_gbps"] if threads == 1 else b["best_memcpy_gbps"]
-            results.append({"case": b["name"].split("/")[1], "threads": threads, "ratio": b["bytes_per_second"] / 1e9 / ref})
+            results.append({"case": b["name"].split("/")[1], "threads": threads,
+                            "ratio": b["bytes_per_second"] / 1e9 / row_yardstick(b, threads)})
         os.remove(tmp)
     json.dump({"date": datetime.date.today().isoformat(), "repetitions": REPEATS, "results": results},
               open(out_path, "w"), indent=1)
 
 
-def row_ratio(b):
-    """A row's GB/s over its own memcpy (1 thread: 1-thread memcpy; more: the better one)."""
-    threads = int(re.search(r"/threads:(\d+)", b["name"]).group(1))
-    return b["bytes_per_second"] / 1e9 / (b["memcpy_gbps"] if threads == 1 else b["best_memcpy_gbps"])
-
-
-def load_model_rows(path):
-    """(case, size) -> {implementation: ratio} of the model/<impl>/<case>/... rows, and the
-    matrix's spacedepth rows as ("matrix", case, size, threads) -> ratio (the AVX2 run's file)."""
-    model, matrix = defaultdict(dict), {}
-    if not path or not os.path.exists(path):
-        return model, matrix
-    for b in json.load(open(path))["benchmarks"]:
-        if b.get("error_occurred") or "memcpy_gbps" not in b or b.get("run_type") == "aggregate":
-            continue
-        m = re.match(r"model/(\w+)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
-        if m:
-            model[(m.group(2), int(m.group(3)))][m.group(1)] = row_ratio(b)
-        m = re.match(r"spacedepth/([^/]+)/bytes:(\d+)/threads:(\d+)", b["name"])
-        if m:
-            matrix[(m.group(1), int(m.group(2)), int(m.group(3)))] = row_ratio(b)
-    return model, matrix
+def row_yardstick(b, threads):
+    """A row's own memcpy GB/s: 1-thread memcpy for 1-thread rows, else the better of 1 and 2."""
+    return b["memcpy_gbps"] if threads == 1 else b["best_memcpy_gbps"]
 
 
 def target_line(label, size, threads, target, rs):
@@ -128,6 +109,7 @@ def load_cpp(path):
     gbps = defaultdict(dict)  # (case, size) -> {(impl, threads): GB/s}
     yard = defaultdict(dict)  # (case, size) -> {(impl, threads): memcpy GB/s of the same row}
     threshold = defaultdict(dict)  # (case, size) -> {parallel: GB/s}
+    model = defaultdict(dict)  # (case, size) -> {impl: ratio to its own memcpy}, the model/ rows
     for b in data["benchmarks"]:
         if b.get("error_occurred") or "bytes_per_second" not in b:
             continue
@@ -150,13 +132,18 @@ def load_cpp(path):
             if "memcpy_gbps" in b:  # against its own memcpy, like the case rows
                 memcpy[(int(m.group(1)), "deinterleave")] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
             continue
+        m = re.match(r"model/(\w+)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
+        if m:
+            if "memcpy_gbps" in b:
+                model[(m.group(2), int(m.group(3)))][m.group(1)] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
+            continue
         m = re.match(r"(\w+)/([^/]+)/bytes:(\d+)/threads:(\d+)", b["name"])
         if m:
             key, impl = (m.group(2), int(m.group(3))), (m.group(1), int(m.group(4)))
             gbps[key][impl] = b["bytes_per_second"] / 1e9
             if "memcpy_gbps" in b:
-                yard[key][impl] = b["memcpy_gbps"] if impl[1] == 1 else b["best_memcpy_gbps"]
-    return data["context"], memcpy, gbps, yard, threshold
+                yard[key][impl] = row_yardstick(b, impl[1])
+    return data["context"], memcpy, gbps, yard, threshold, model
 
 
 def size_text(b):
@@ -193,10 +180,12 @@ def main():
                     help="the harness's spacedepth rows run again with SPACEDEPTH_MAX_ISA=avx2 (make bench)")
     args = ap.parse_args()
 
-    ctx, memcpy, gbps, yard, threshold = load_cpp(args.cpp_json)
-    model, _ = load_model_rows(args.cpp_json)
-    model_avx2, avx2 = load_model_rows(args.avx2)
-    avx2_ctx = json.load(open(args.avx2))["context"] if os.path.exists(args.avx2) else {}
+    ctx, memcpy, gbps, yard, threshold, model = load_cpp(args.cpp_json)
+    avx2_ctx, model_avx2, avx2 = {}, {}, {}  # avx2: (case, size, threads) -> ratio
+    if os.path.exists(args.avx2):
+        avx2_ctx, _, agbps, ayard, _, model_avx2 = load_cpp(args.avx2)
+        avx2 = {(c, size, t): v / ayard[(c, size)][(impl, t)] for (c, size), row in agbps.items()
+                for (impl, t), v in row.items() if impl == "spacedepth" and (impl, t) in ayard[(c, size)]}
     peers = json.load(open(args.peers)) if os.path.exists(args.peers) else None
     py = defaultdict(dict)  # (case, size) -> {(peer, threads): ratio}
     if peers:

@@ -147,9 +147,7 @@ void Ladder::apply(Stage s, bool par) const {
         // dims and loads each pixel twice. AMD EPYC (AVX-512), 1 thread: D2S NHWC CRD u8 C16
         // 0.25 -> 0.60x memcpy at 128 KiB and 0.56 -> 0.97x at 2 MiB, f32 C12 0.16 -> 0.49x and
         // 0.39 -> 0.86x. ARM is unchanged (its vectors are 16 bytes).
-        std::vector<int> pixel_widths = {2 * vec};
-        for (int w : halving_widths(vec, std::max(1, 16 / h.output.type().bytes()))) pixel_widths.push_back(w);
-        for (int w : pixel_widths) {
+        for (int w : halving_widths(2 * vec, std::max(1, 16 / h.output.type().bytes()))) {
             //   dim 0 the channels (input stride bh*bw), dims 1 and 3 the block column and row
             //   (input strides 1 and bw): NHWC DepthToSpace in CRD order, block 2. First for C of
             //   exactly one vector, where the channel loop disappears and the pixel loop is the

@@ -56,8 +56,9 @@ constexpr int kernel_width_index(int width) { return width == 1 ? 0 : width == 2
 // Dims are sorted by output stride (slot 0 is the output's densest dim), size-1 dims dropped,
 // dims contiguous on both sides merged, the element widened as far as runs and strides allow.
 // Slots 0 .. kCpuPatternSlots-1 hold the innermost dims: the ladder's patterns are stride and
-// extent tests on these. The last kCpuParallelSlots slots hold the outermost dims, which the
-// schedules fuse and split into parallel tasks. Unit dims (extent 1) pad the slots between.
+// extent tests on these. In a parallel call the last kCpuParallelSlots slots hold the outermost
+// dims, which the schedules fuse and split into parallel tasks, and unit dims (extent 1) pad the
+// slots between; in a serial call the dims fill the slots from 0 and unit dims pad the top.
 constexpr int kCpuPatternSlots = 4;
 constexpr int kCpuParallelSlots = 2;
 static_assert(kCpuPatternSlots + kCpuParallelSlots == kKernelRank, "every CPU slot has one role");

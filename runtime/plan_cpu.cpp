@@ -42,15 +42,25 @@ DimList dims_with_kernel_strides(const DimList &dims, Plan *plan) {
 
 namespace {
 
-// Places the real dims in the kernel's kKernelRank slots: up to kCpuPatternSlots innermost dims
-// stay in the pattern slots, the rest go right-aligned into the last slots (the parallel ones),
-// unit dims pad the middle. A view of one dim (a plain run: an identity copy, or a deep pixel
-// whose channels are already in space order) takes slot 0, where the schedules vectorise; in a
-// parallel slot it would run as a scalar loop under five unit loops (callgrind, a 64-byte D2S:
-// 595 kernel instructions per call there).
-DimList arrange_for_kernel(const DimList &dims) {
+// Places the real dims in the kernel's kKernelRank slots. A parallel call: up to
+// kCpuPatternSlots innermost dims stay in the pattern slots, the rest go right-aligned into the
+// last slots (the parallel ones, fused into tasks), unit dims pad the middle. A serial call: the
+// dims in order from slot 0, unit dims above them. A unit dim between two real ones is still a
+// loop in the kernel, whose set-up runs once per iteration of the real loop outside it; with
+// short rows that was most of the time. AMD EPYC (AVX-512), 1 thread, 128 KiB, serial against
+// middle padding (bench/compare_builds.py): D2S NCHW DCR f32 C64 (22-element rows) 0.25 ->
+// 0.59x memcpy, u8 C64 0.14 -> 0.41x, S2D NCHW DCR u8 C64 0.19 -> 0.31x, S2D NHWC u8 C1
+// 0.45 -> 0.66x; 2 MiB within the run-to-run spread. A view of one dim (a plain run: an
+// identity copy, or a deep pixel whose channels are already in space order) takes slot 0, where
+// the schedules vectorise; in a parallel slot it would run as a scalar loop under five unit
+// loops (callgrind, a 64-byte D2S: 595 kernel instructions per call there).
+DimList arrange_for_kernel(const DimList &dims, bool parallel) {
     DimList slots(kKernelRank, ViewDim{1, 0, 0});
     const size_t r = dims.size();
+    if (!parallel) {
+        std::copy(dims.begin(), dims.end(), slots.begin());
+        return slots;
+    }
     const size_t inner =
         r <= 1 ? r : std::min<size_t>(r - 1, r > kCpuPatternSlots ? kCpuPatternSlots : kCpuPatternSlots - 1);
     for (size_t i = 0; i < r; i++) {
@@ -167,7 +177,8 @@ Plan normalize(const Problem &p, const View &view, Device device) {
         plan.kernel_dims.pop_back();
         plan.loop_dims.insert_front(LoopDim{d.extent, d.in_stride, d.out_stride});
     }
-    plan.kernel_dims = arrange_for_kernel(plan.kernel_dims);
+    plan.parallel = p.threads != 1 && p.bytes >= points.parallel_min_bytes;
+    plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
     // A transpose: the output's dense dim gathers across long input strides while dim 1 is the
     // input's dense dim, both long (transpose_min_extent). Small constant strides stay with the
     // general family, whose deinterleave patterns handle them with shuffles.
@@ -188,7 +199,6 @@ Plan normalize(const Problem &p, const View &view, Device device) {
                                       static_cast<int>(i), chunk, d.extent});
         }
     }
-    plan.parallel = p.threads != 1 && p.bytes >= points.parallel_min_bytes;
     return plan;
 }
 

@@ -141,6 +141,17 @@ void Ladder::apply(Stage s, bool par) const {
     // f32 C16 from 0.50x (4 ld4 per 64 stored bytes) to 1.00x; u8 C3 short runs from 0.43x to
     // 1.00x together with arm.cpp's SplitWideShuffles (the stride-6 shuffle as ld3 + uzp). On
     // x86 the same patterns took NHWC CRD DepthToSpace from 0.62x to 1.05x memcpy (x86.cpp).
+    // never_partition(xo) below: the vector loop keeps its ShiftInwards tail inside (the last
+    // vector's start clamped with a min) instead of a separate epilogue, whose copy of the body
+    // recomputed every address from spilled strides once per row. A hand-written AVX-512 loop on
+    // the view of S2D NCHW DCR f32 C1 (180 x 180) ran 1,560 ns with an epilogue and 1,360 ns
+    // with the clamp. AMD EPYC (AVX-512), 1 thread, 128 KiB, against partitioned loops
+    // (bench/compare_builds.py): S2D NCHW f32 C1/C3 1.3-1.5x (0.42 -> 0.62x memcpy for CRD C3),
+    // D2S NCHW CRD f32 C3 b3/b4 1.2-1.3x, D2S NHWC u8 C1 1.4-1.5x; cases at >= 0.6x 20 -> 36 of
+    // 109 with the model shapes; 2 MiB within the spread. Not where a row is one or two vectors
+    // (row pairs, the unrolled pixel patterns: u8 NCHW C64 0.75-0.8x, c128 C3 0.69x with it),
+    // nor on the short-run copies of the interleave ladder; slower with it: S2D NHWC DCR u8 C1
+    // (an interleave by 2 of 181 u16), 0.9x.
     if (shape.whole_pixel_loads) {
         // Down to 16-byte vectors, for channel counts below one vector: with 64-byte vectors
         // f32 C12 and u8 C16 fell to the deinterleave below, which unrolls one of the two block
@@ -158,6 +169,7 @@ void Ladder::apply(Stage s, bool par) const {
                     s.specialize(out_stride(0) == 1 && in_stride(0) == 4 && extent(1) == 2 && in_stride(1) == 1 &&
                                  extent(3) == 2 && in_stride(3) == 2 && (exact ? extent(0) == w : extent(0) >= w));
                 b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
+                    .never_partition(xo)
                     .reorder(xi, x[1], x[3], xo, x[2])
                     .unroll(x[1])
                     .unroll(x[3])
@@ -237,6 +249,7 @@ void Ladder::apply(Stage s, bool par) const {
                                    in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) && out_stride(1) == a &&
                                    in_stride(1) == c && takes_width(extent(1), w));
             b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], xi, xo).unroll(x[0]).vectorize(xi);
+            if (c == 1) b.never_partition(xo);  // the interleaves; see never_partition above
             outer_loops(b, par);
         }
     //   unroll dims 0 and 1 (extents a, b), vectorise dim 2 (input stride c):
@@ -322,7 +335,11 @@ void Ladder::apply(Stage s, bool par) const {
             Var xo("x0o"), xi("x0i");
             Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w) &&
                                    extent(1) == m && in_stride(1) == 1);
-            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).reorder(xi, x[1], xo).unroll(x[1]).vectorize(xi);
+            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
+                .never_partition(xo)
+                .reorder(xi, x[1], xo)
+                .unroll(x[1])
+                .vectorize(xi);
             outer_loops(b, par);
         }
         // Deinterleave by k: a constant-stride load becomes dense loads plus shuffles.

@@ -120,6 +120,15 @@ Expr Ladder::takes_width(Expr e, int w) const {
     return e >= w && 4 * ((e + (w - 1)) / w * w) <= 5 * e;
 }
 
+// Rows of at least kLongRowVectors vectors keep Halide's partitioned loop (a steady state, then
+// one epilogue); shorter ones keep the tail in the loop (never_partition in apply()). With the
+// tail in the loop rows of 37 vectors lost at 64 MiB: S2D NCHW u8 C3 b2 (2,364-byte rows) and
+// f32 C3 b3 0.85-0.88x (AMD EPYC, 1 thread, 3 rounds).
+void Ladder::by_row_length(Stage b, Expr row_extent, int w, const std::function<void(Stage, bool)> &schedule) const {
+    schedule(b.specialize(row_extent >= kLongRowVectors * w), false);
+    schedule(b, true);
+}
+
 void Ladder::apply(Stage s, bool par) const {
     const std::vector<Var> &x = h.x;
 
@@ -164,17 +173,24 @@ void Ladder::apply(Stage s, bool par) const {
             //   exactly one vector, where the channel loop disappears and the pixel loop is the
             //   inner loop (u8 C16: 21 instructions per 64 bytes with a one-trip channel loop).
             for (bool exact : {true, false}) {
-                Var xo("x0o"), xi("x0i");
                 Stage b =
                     s.specialize(out_stride(0) == 1 && in_stride(0) == 4 && extent(1) == 2 && in_stride(1) == 1 &&
                                  extent(3) == 2 && in_stride(3) == 2 && (exact ? extent(0) == w : extent(0) >= w));
-                b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
-                    .never_partition(xo)
-                    .reorder(xi, x[1], x[3], xo, x[2])
-                    .unroll(x[1])
-                    .unroll(x[3])
-                    .vectorize(xi);
-                outer_loops(b, par);
+                auto schedule = [&](Stage st, bool tail_in_loop) {
+                    Var xo("x0o"), xi("x0i");
+                    st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
+                        .reorder(xi, x[1], x[3], xo, x[2])
+                        .unroll(x[1])
+                        .unroll(x[3])
+                        .vectorize(xi);
+                    if (tail_in_loop) st.never_partition(xo);
+                    outer_loops(st, par);
+                };
+                if (exact) {
+                    schedule(b, false);
+                } else {
+                    by_row_length(b, extent(0), w, schedule);
+                }
             }
         }
         // Short runs: R units per block row, k block rows per pixel (bw*C below a vector).
@@ -244,13 +260,20 @@ void Ladder::apply(Stage s, bool par) const {
                           short_runs_d2s(3, 4), short_runs_d2s(4, 2), short_runs_d2s(4, 3), short_runs_d2s(4, 4)}) {
             const int a = p.first, c = p.second;
             if (!gather_fits(w, c)) continue;
-            Var xo("x1o"), xi("x1i");
             Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a &&
                                    in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) && out_stride(1) == a &&
                                    in_stride(1) == c && takes_width(extent(1), w));
-            b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], xi, xo).unroll(x[0]).vectorize(xi);
-            if (c == 1) b.never_partition(xo);  // the interleaves; see never_partition above
-            outer_loops(b, par);
+            auto schedule = [&](Stage st, bool tail_in_loop) {
+                Var xo("x1o"), xi("x1i");
+                st.split(x[1], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], xi, xo).unroll(x[0]).vectorize(xi);
+                if (tail_in_loop) st.never_partition(xo);
+                outer_loops(st, par);
+            };
+            if (c == 1) {  // the interleaves; the short-run copies lost with the tail in the loop
+                by_row_length(b, extent(1), w, schedule);
+            } else {
+                schedule(b, false);
+            }
         }
     //   unroll dims 0 and 1 (extents a, b), vectorise dim 2 (input stride c):
     //     a=R, b=k, c=R   short runs gathered k at a time: NHWC SpaceToDepth, small bw*C
@@ -332,30 +355,30 @@ void Ladder::apply(Stage s, bool par) const {
         for (Deinterleave p : {deinterleave_rows(2), deinterleave_rows(3), deinterleave_rows(4),
                                transpose_d2s_crd(2, 2), transpose_d2s_crd(3, 3), transpose_d2s_crd(4, 4)}) {
             const int k = p.first, m = p.second;
-            Var xo("x0o"), xi("x0i");
             Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w) &&
                                    extent(1) == m && in_stride(1) == 1);
-            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
-                .never_partition(xo)
-                .reorder(xi, x[1], xo)
-                .unroll(x[1])
-                .vectorize(xi);
-            outer_loops(b, par);
+            by_row_length(b, extent(0), w, [&](Stage st, bool tail_in_loop) {
+                Var xo("x0o"), xi("x0i");
+                st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).reorder(xi, x[1], xo).unroll(x[1]).vectorize(xi);
+                if (tail_in_loop) st.never_partition(xo);
+                outer_loops(st, par);
+            });
         }
         // Deinterleave by k: a constant-stride load becomes dense loads plus shuffles. Both this
         // and the gather below keep their tail in the loop (never_partition above): D2S NHWC f32
         // C1 (a u64 deinterleave by 2 of 90-unit rows) 1.18-1.24x at 128 KiB.
-        for (int k : {2, 3, 4, 8}) {
+        auto schedule_row = [&](Stage st, bool tail_in_loop) {
             Var xo("x0o"), xi("x0i");
-            Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w));
-            b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).never_partition(xo).vectorize(xi);
-            outer_loops(b, par);
+            st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).vectorize(xi);
+            if (tail_in_loop) st.never_partition(xo);
+            outer_loops(st, par);
+        };
+        for (int k : {2, 3, 4, 8}) {
+            by_row_length(s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w)), extent(0),
+                          w, schedule_row);
         }
         // Anything else with a dense output row: vector stores, gathered loads.
-        Var xo("x0o"), xi("x0i");
-        Stage b = s.specialize(out_stride(0) == 1 && takes_width(extent(0), w));
-        b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).never_partition(xo).vectorize(xi);
-        outer_loops(b, par);
+        by_row_length(s.specialize(out_stride(0) == 1 && takes_width(extent(0), w)), extent(0), w, schedule_row);
     }
 
     // Otherwise: scalar copy (short or strided output rows).

@@ -4,6 +4,7 @@
 
 #include "schedules/permute_copy_schedule.h"
 
+#include <functional>
 #include <vector>
 
 namespace spacedepth {
@@ -49,6 +50,9 @@ private:
     Halide::Expr takes_width(Halide::Expr e, int w) const;
     void unroll_dims_0_1_vectorize_2(Halide::Stage b, int w, bool parallel) const;
     void unroll_dims_0_2_vectorize_1(Halide::Stage b, int w, bool parallel) const;
+    static constexpr int kLongRowVectors = 16;
+    void by_row_length(Halide::Stage b, Halide::Expr row_extent, int w,
+                       const std::function<void(Halide::Stage, bool)> &schedule) const;
 
     const PermuteCopyHandles &h;
     LadderShape shape;

@@ -18,6 +18,7 @@ struct LadderShape {
     bool whole_pixel_loads = false;  // unroll every block row of a pixel around one strided load
     int max_gather_bytes = 0;        // widest input span one strided vector may shuffle (0: any)
     int max_loose_fit_bytes = 0;     // wider vectors need a row overlap within a quarter (0: none)
+    bool tail_in_loop = false;       // short rows keep the ShiftInwards tail in the vector loop
     int tile_rows = 0;               // transpose tile: output elements (t0)
     int tile_cols = 0;               // transpose tile: input elements of each row (t1)
 };

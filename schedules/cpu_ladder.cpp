@@ -120,12 +120,21 @@ Expr Ladder::takes_width(Expr e, int w) const {
     return e >= w && 4 * ((e + (w - 1)) / w * w) <= 5 * e;
 }
 
-// Rows of at least kLongRowVectors vectors keep Halide's partitioned loop (a steady state, then
-// one epilogue); shorter ones keep the tail in the loop (never_partition in apply()). With the
-// tail in the loop rows of 37 vectors lost at 64 MiB: S2D NCHW u8 C3 b2 (2,364-byte rows) and
-// f32 C3 b3 0.85-0.88x (AMD EPYC, 1 thread, 3 rounds).
-void Ladder::by_row_length(Stage b, Expr row_extent, int w, const std::function<void(Stage, bool)> &schedule) const {
-    if (!shape.tail_in_loop) {
+// Schedules a vector-row pattern: `split` splits off and vectorises the vector loop `xo`, then
+// the outer loops follow. With `tail_in_short_rows` (and LadderShape::tail_in_loop), rows of
+// fewer than kLongRowVectors vectors keep the ShiftInwards tail inside the vector loop
+// (never_partition; why: the whole-pixel loads in apply()), and longer rows keep Halide's partitioned loop (a
+// steady state, then one epilogue): with the tail in the loop rows of 37 vectors lost at
+// 64 MiB, S2D NCHW u8 C3 b2 (2,364-byte rows) and f32 C3 b3 0.85-0.88x (AMD EPYC, 1 thread,
+// 3 rounds).
+void Ladder::vector_rows(Stage b, Expr row_extent, int w, bool par, bool tail_in_short_rows, Var xo,
+                         const std::function<void(Stage)> &split) const {
+    auto schedule = [&](Stage st, bool tail_in_loop) {
+        split(st);
+        if (tail_in_loop) st.never_partition(xo);
+        outer_loops(st, par);
+    };
+    if (!shape.tail_in_loop || !tail_in_short_rows) {
         schedule(b, false);
         return;
     }
@@ -154,8 +163,8 @@ void Ladder::apply(Stage s, bool par) const {
     // f32 C16 from 0.50x (4 ld4 per 64 stored bytes) to 1.00x; u8 C3 short runs from 0.43x to
     // 1.00x together with arm.cpp's SplitWideShuffles (the stride-6 shuffle as ld3 + uzp). On
     // x86 the same patterns took NHWC CRD DepthToSpace from 0.62x to 1.05x memcpy (x86.cpp).
-    // never_partition(xo) below: the vector loop keeps its ShiftInwards tail inside (the last
-    // vector's start clamped with a min) instead of a separate epilogue, whose copy of the body
+    // The tail in the loop (vector_rows()): the vector loop keeps its ShiftInwards tail inside
+    // (the last vector's start clamped with a min) instead of a separate epilogue, whose copy of the body
     // recomputed every address from spilled strides once per row. A hand-written AVX-512 loop on
     // the view of S2D NCHW DCR f32 C1 (180 x 180) ran 1,560 ns with an epilogue and 1,360 ns
     // with the clamp. AMD EPYC (AVX-512), 1 thread, 128 KiB, against partitioned loops
@@ -180,21 +189,14 @@ void Ladder::apply(Stage s, bool par) const {
                 Stage b =
                     s.specialize(out_stride(0) == 1 && in_stride(0) == 4 && extent(1) == 2 && in_stride(1) == 1 &&
                                  extent(3) == 2 && in_stride(3) == 2 && (exact ? extent(0) == w : extent(0) >= w));
-                auto schedule = [&](Stage st, bool tail_in_loop) {
-                    Var xo("x0o"), xi("x0i");
+                Var xo("x0o"), xi("x0i");
+                vector_rows(b, extent(0), w, par, !exact, xo, [&](Stage st) {
                     st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
                         .reorder(xi, x[1], x[3], xo, x[2])
                         .unroll(x[1])
                         .unroll(x[3])
                         .vectorize(xi);
-                    if (tail_in_loop) st.never_partition(xo);
-                    outer_loops(st, par);
-                };
-                if (exact) {
-                    schedule(b, false);
-                } else {
-                    by_row_length(b, extent(0), w, schedule);
-                }
+                });
             }
         }
         // Short runs: R units per block row, k block rows per pixel (bw*C below a vector).
@@ -267,17 +269,11 @@ void Ladder::apply(Stage s, bool par) const {
             Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a &&
                                    in_stride(0) == (c == 1 ? in_stride(0) : Expr(1)) && out_stride(1) == a &&
                                    in_stride(1) == c && takes_width(extent(1), w));
-            auto schedule = [&](Stage st, bool tail_in_loop) {
-                Var xo("x1o"), xi("x1i");
+            // The tail in the loop for the interleaves (c == 1); the short-run copies lost with it.
+            Var xo("x1o"), xi("x1i");
+            vector_rows(b, extent(1), w, par, c == 1, xo, [&](Stage st) {
                 st.split(x[1], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], xi, xo).unroll(x[0]).vectorize(xi);
-                if (tail_in_loop) st.never_partition(xo);
-                outer_loops(st, par);
-            };
-            if (c == 1) {  // the interleaves; the short-run copies lost with the tail in the loop
-                by_row_length(b, extent(1), w, schedule);
-            } else {
-                schedule(b, false);
-            }
+            });
         }
     //   unroll dims 0 and 1 (extents a, b), vectorise dim 2 (input stride c):
     //     a=R, b=k, c=R   short runs gathered k at a time: NHWC SpaceToDepth, small bw*C
@@ -361,28 +357,23 @@ void Ladder::apply(Stage s, bool par) const {
             const int k = p.first, m = p.second;
             Stage b = s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w) &&
                                    extent(1) == m && in_stride(1) == 1);
-            by_row_length(b, extent(0), w, [&](Stage st, bool tail_in_loop) {
-                Var xo("x0o"), xi("x0i");
+            Var xo("x0o"), xi("x0i");
+            vector_rows(b, extent(0), w, par, true, xo, [&](Stage st) {
                 st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).reorder(xi, x[1], xo).unroll(x[1]).vectorize(xi);
-                if (tail_in_loop) st.never_partition(xo);
-                outer_loops(st, par);
             });
         }
         // Deinterleave by k: a constant-stride load becomes dense loads plus shuffles. Both this
-        // and the gather below keep their tail in the loop (never_partition above): D2S NHWC f32
+        // and the gather below keep their tail in the loop (vector_rows()): D2S NHWC f32
         // C1 (a u64 deinterleave by 2 of 90-unit rows) 1.18-1.24x at 128 KiB.
-        auto schedule_row = [&](Stage st, bool tail_in_loop) {
-            Var xo("x0o"), xi("x0i");
-            st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).vectorize(xi);
-            if (tail_in_loop) st.never_partition(xo);
-            outer_loops(st, par);
-        };
+        Var xo("x0o"), xi("x0i");
+        auto split_row = [&](Stage st) { st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).vectorize(xi); };
         for (int k : {2, 3, 4, 8}) {
-            by_row_length(s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w)), extent(0),
-                          w, schedule_row);
+            vector_rows(s.specialize(out_stride(0) == 1 && in_stride(0) == k && takes_width(extent(0), w)), extent(0),
+                        w, par, true, xo, split_row);
         }
         // Anything else with a dense output row: vector stores, gathered loads.
-        by_row_length(s.specialize(out_stride(0) == 1 && takes_width(extent(0), w)), extent(0), w, schedule_row);
+        vector_rows(s.specialize(out_stride(0) == 1 && takes_width(extent(0), w)), extent(0), w, par, true, xo,
+                    split_row);
     }
 
     // Otherwise: scalar copy (short or strided output rows).

@@ -52,8 +52,8 @@ private:
     void unroll_dims_0_1_vectorize_2(Halide::Stage b, int w, bool parallel) const;
     void unroll_dims_0_2_vectorize_1(Halide::Stage b, int w, bool parallel) const;
     static constexpr int kLongRowVectors = 16;
-    void by_row_length(Halide::Stage b, Halide::Expr row_extent, int w,
-                       const std::function<void(Halide::Stage, bool)> &schedule) const;
+    void vector_rows(Halide::Stage b, Halide::Expr row_extent, int w, bool parallel, bool tail_in_short_rows,
+                     Halide::Var xo, const std::function<void(Halide::Stage)> &split) const;
 
     const PermuteCopyHandles &h;
     LadderShape shape;

@@ -60,7 +60,7 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // f32 C16 at 128 KiB, 0.92x). The same test at every width (down to 16 bytes) lost: rows of
     // 11-52 elements fell to 4-lane vectors (0.76-0.86x).
     s.max_loose_fit_bytes = 32;
-    // The tail in the vector loop for rows under 16 vectors (Ladder::by_row_length; the figures
+    // The tail in the vector loop for rows under 16 vectors (Ladder::vector_rows; the figures
     // are in cpu_ladder.cpp). Not on ARM: the clamp adds an instruction to NEON's 13-instruction
     // deinterleave loop, below the copy/1.3 bound of tests/arm_neon_loops on Cortex-A76.
     s.tail_in_loop = true;

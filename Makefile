@@ -93,7 +93,8 @@ demo: build
 # the page without rerunning it. Not part of CI (RESULTS.md says how long the last run took).
 BENCH_MIN_TIME ?= 0.1
 BENCH_CONTEXT = --benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
-		--benchmark_context=kernel_target="$$($(BUILD)/bin/spacedepth info | sed -n 's/^target this CPU runs: //p')"
+		--benchmark_context=kernel_target="$$($(BUILD)/bin/spacedepth info | sed -n 's/^target this CPU runs: //p')" \
+		--benchmark_context=commit="$$(git rev-parse --short HEAD)"
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot)/' \

@@ -123,10 +123,10 @@ Expr Ladder::takes_width(Expr e, int w) const {
 // Schedules a vector-row pattern: `split` splits off and vectorises the vector loop `xo`, then
 // the outer loops follow. With `tail_in_short_rows` (and LadderShape::tail_in_loop), rows of
 // fewer than kLongRowVectors vectors keep the ShiftInwards tail inside the vector loop
-// (never_partition; why: the whole-pixel loads in apply()), and longer rows keep Halide's partitioned loop (a
-// steady state, then one epilogue): with the tail in the loop rows of 37 vectors lost at
-// 64 MiB, S2D NCHW u8 C3 b2 (2,364-byte rows) and f32 C3 b3 0.85-0.88x (AMD EPYC, 1 thread,
-// 3 rounds).
+// (never_partition; why: the whole-pixel loads in apply()), and longer rows keep Halide's
+// partitioned loop (a steady state, then one epilogue): with the tail in the loop rows of 37
+// vectors lost at 64 MiB, S2D NCHW u8 C3 b2 (2,364-byte rows) and f32 C3 b3 0.85-0.88x (AMD
+// EPYC, 1 thread, 3 rounds).
 void Ladder::vector_rows(Stage b, Expr row_extent, int w, bool par, bool tail_in_short_rows, Var xo,
                          const std::function<void(Stage)> &split) const {
     auto schedule = [&](Stage st, bool tail_in_loop) {
@@ -163,17 +163,17 @@ void Ladder::apply(Stage s, bool par) const {
     // f32 C16 from 0.50x (4 ld4 per 64 stored bytes) to 1.00x; u8 C3 short runs from 0.43x to
     // 1.00x together with arm.cpp's SplitWideShuffles (the stride-6 shuffle as ld3 + uzp). On
     // x86 the same patterns took NHWC CRD DepthToSpace from 0.62x to 1.05x memcpy (x86.cpp).
-    // The tail in the loop (vector_rows()): the vector loop keeps its ShiftInwards tail inside
-    // (the last vector's start clamped with a min) instead of a separate epilogue, whose copy of the body
-    // recomputed every address from spilled strides once per row. A hand-written AVX-512 loop on
-    // the view of S2D NCHW DCR f32 C1 (180 x 180) ran 1,560 ns with an epilogue and 1,360 ns
+    // The tail in the loop (vector_rows()): the vector loop keeps its ShiftInwards tail inside (the
+    // last vector's start clamped with a min) instead of a separate epilogue, whose copy of the
+    // body recomputed every address from spilled strides once per row. A hand-written AVX-512 loop
+    // on the view of S2D NCHW DCR f32 C1 (180 x 180) ran 1,560 ns with an epilogue and 1,360 ns
     // with the clamp. AMD EPYC (AVX-512), 1 thread, 128 KiB, against partitioned loops
-    // (bench/compare_builds.py): S2D NCHW f32 C1/C3 1.3-1.5x (0.42 -> 0.62x memcpy for CRD C3),
-    // D2S NCHW CRD f32 C3 b3/b4 1.2-1.3x, D2S NHWC u8 C1 1.4-1.5x; cases at >= 0.6x 20 -> 36 of
-    // 109 with the model shapes; 2 MiB within the spread. Not where a row is one or two vectors
-    // (row pairs, the unrolled pixel patterns: u8 NCHW C64 0.75-0.8x, c128 C3 0.69x with it),
-    // nor on the short-run copies of the interleave ladder; slower with it: S2D NHWC DCR u8 C1
-    // (an interleave by 2 of 181 u16), 0.9x.
+    // (bench/compare_builds.py): S2D NCHW f32 C1/C3 1.3-1.5x (0.42 -> 0.62x memcpy for CRD C3), D2S
+    // NCHW CRD f32 C3 b3/b4 1.2-1.3x, D2S NHWC u8 C1 1.4-1.5x; cases at >= 0.6x 20 -> 36 of 109
+    // with the model shapes; 2 MiB within the spread. Not where a row is one or two vectors (row
+    // pairs, the unrolled pixel patterns: u8 NCHW C64 0.75-0.8x, c128 C3 0.69x with it), nor on the
+    // short-run copies of the interleave ladder; slower with it: S2D NHWC DCR u8 C1 (an interleave
+    // by 2 of 181 u16), 0.9x.
     if (shape.whole_pixel_loads) {
         // Down to 16-byte vectors, for channel counts below one vector: with 64-byte vectors
         // f32 C12 and u8 C16 fell to the deinterleave below, which unrolls one of the two block

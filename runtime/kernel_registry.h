@@ -14,18 +14,63 @@
 #include "generators/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 
+// The AVX2 paths of the multi-target host kernels, declared under their own names (name_avx2):
+// the wrapper picks one path per process; a plan whose view runs faster on 256-bit vectors calls
+// this one directly (Plan::avx2_path). Halide's names hold dashes: clang takes them as they
+// are, GCC writes the label into its assembly, where the assembler needs them quoted.
+#if defined(__clang__)
+#define SPACEDEPTH_SYMBOL(symbol) __asm__(symbol)
+#else
+#define SPACEDEPTH_SYMBOL(symbol) __asm__("\"" symbol "\"")
+#endif
+#define SPACEDEPTH_AVX2_PATH(name, symbol)                                                             \
+    extern "C" int name##_avx2(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *) \
+        SPACEDEPTH_SYMBOL(symbol);
+#include "generators/avx2_paths.inc"
+#undef SPACEDEPTH_AVX2_PATH
+#undef SPACEDEPTH_SYMBOL
+
 namespace spacedepth::detail {
+
+struct Avx2Path {
+    const char *kernel;
+    KernelFn fn;
+};
+inline constexpr Avx2Path kAvx2Paths[] = {
+#define SPACEDEPTH_AVX2_PATH(name, symbol) {#name, name##_avx2},
+#include "generators/avx2_paths.inc"
+#undef SPACEDEPTH_AVX2_PATH
+    {nullptr, nullptr},
+};
+
+constexpr bool same_name(const char *a, const char *b) {
+    while (*a != '\0' && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+// The AVX2 path of the kernel called `name`, or nullptr (one target, ARM, GPU).
+constexpr KernelFn avx2_path_of(const char *name) {
+    for (const Avx2Path &p : kAvx2Paths) {
+        if (p.kernel != nullptr && same_name(p.kernel, name)) return p.fn;
+    }
+    return nullptr;
+}
 
 struct RegisteredKernel {
     Device device;
     KernelFamily family;
     int width;  // bytes per element
     const char *name;
-    KernelFn fn;
+    KernelFn fn;         // the multi-target wrapper: the best path this CPU runs
+    KernelFn avx2_path;  // its AVX2 path, or nullptr
 };
 
 inline constexpr RegisteredKernel kRegisteredKernels[] = {
-#define SPACEDEPTH_KERNEL(device, family, width, name) {Device::device, KernelFamily::family, width, #name, name},
+#define SPACEDEPTH_KERNEL(device, family, width, name) \
+    {Device::device, KernelFamily::family, width, #name, name, avx2_path_of(#name)},
 #include "generators/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 };

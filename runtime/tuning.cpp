@@ -170,6 +170,17 @@ const std::string &cpu_kernel_target() {
     return target;
 }
 
+bool avx2_path_beside_best() {
+    static const bool beside = [] {
+        bool avx2 = true;
+        for (const Feature &f : cpu_features()) {
+            avx2 &= f.level > 2 || f.present;
+        }
+        return avx2 && cpu_kernel_target().find("avx512") != std::string::npos;
+    }();
+    return beside;
+}
+
 TuningInfo tuning_info() {
     TuningInfo info;
     for (const TunedTarget *t = kTunedTargets; t->target != nullptr; t++) {

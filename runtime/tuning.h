@@ -65,5 +65,8 @@ std::vector<Feature> cpu_features();
 // The first of the build's kernel targets (best first) whose features this CPU has: the one
 // Halide's multi-target wrapper runs. "none" if it can run none of them.
 const std::string &cpu_kernel_target();
+// Whether the kernels' AVX2 paths are an alternative to the path the wrappers run: this CPU
+// runs both, the ISA cap allows AVX2, and the wrappers take an AVX-512 one.
+bool avx2_path_beside_best();
 
 }  // namespace spacedepth::detail

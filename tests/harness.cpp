@@ -149,4 +149,24 @@ TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, co
     return want;
 }
 
+RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks) {
+    const Layout layouts[] = {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C};
+    const DType dtypes[] = {DType::UInt8, DType::Float16, DType::Float32, DType::Float64, DType::Complex128};
+    const Op op = rng() % 2 ? Op::SpaceToDepth : Op::DepthToSpace;
+    const Order order = rng() % 2 ? Order::DCR : Order::CRD;
+    const Layout in_layout = layouts[rng() % 3], out_layout = layouts[rng() % 3];
+    const bool vect_c = in_layout == Layout::NCHW_VECT_C || out_layout == Layout::NCHW_VECT_C;
+    const DType dtype = vect_c ? DType::Int8 : dtypes[rng() % 5];
+    const int64_t bh = 1 + rng() % 4, bw = 1 + rng() % 4;
+    const int64_t c = vect_c ? 4 * (1 + rng() % 3) : 1 + rng() % max_channels;
+    const auto blocks = [&rng, max_blocks] { return 1 + static_cast<int64_t>(rng() % max_blocks); };
+    const Dims space{1 + static_cast<int64_t>(rng() % 2), c, bh * blocks(), bw * blocks()};
+    const Dims deep{space[0], c * bh * bw, space[2] / bh, space[3] / bw};
+    const bool s2d = op == Op::SpaceToDepth;
+    RandomCall call{Params{op, Block(bh, bw), order, static_cast<int>(rng() % 3)}, {}, {}};
+    call.in = make_tensor(dtype, in_layout, s2d ? space : deep, rng() % 2 ? &rng : nullptr);
+    call.out = make_tensor(dtype, out_layout, s2d ? deep : space, rng() % 2 ? &rng : nullptr);
+    return call;
+}
+
 }  // namespace testing_support

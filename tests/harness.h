@@ -2,6 +2,7 @@
 // comparisons that report every mismatching coordinate, in the manner of XNNPACK's testers.
 #pragma once
 
+#include "runtime/tuning.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/reference.h"
 
@@ -51,5 +52,29 @@ spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor 
 
 // The expected output: a tensor shaped like `out`, filled by the independent reference.
 TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, const TestTensor &out);
+
+// A random call: op, order, input and output layout (fused conversions; NCHW_VECT_C with int8),
+// element width, block 1-4 per side, 1 to max_channels channels (NCHW_VECT_C: 4, 8 or 12), 1 to
+// max_blocks blocks per spatial side, batch 1 or 2, 0-2 threads, each tensor dense or strided.
+struct RandomCall {
+    spacedepth::Params params;
+    TestTensor in, out;
+};
+RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks);
+
+// The runtime's switch points set for a scope (tests reaching other kernel variants), restored after.
+class ScopedSwitchPoints {
+public:
+    explicit ScopedSwitchPoints(const spacedepth::detail::SwitchPoints &points)
+        : saved_(spacedepth::detail::switch_points()) {
+        spacedepth::detail::set_switch_points(points);
+    }
+    ~ScopedSwitchPoints() { spacedepth::detail::set_switch_points(saved_); }
+    ScopedSwitchPoints(const ScopedSwitchPoints &) = delete;
+    ScopedSwitchPoints &operator=(const ScopedSwitchPoints &) = delete;
+
+private:
+    spacedepth::detail::SwitchPoints saved_;
+};
 
 }  // namespace testing_support

@@ -5,13 +5,16 @@
 // Halide's test/generator/multitarget_aottest.cpp does). The hook here only watches which path
 // the wrappers accept: the library's cap decides.
 #include "HalideRuntime.h"
+#include "runtime/tuning.h"
 #include "spacedepth/spacedepth.h"
+#include "tests/harness.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -105,6 +108,75 @@ TEST(IsaDispatch, RunsTheForcedPath) {
             "target this CPU runs: x86-64-linux-avx2", "target this CPU runs: x86-64-linux-avx512_skylake",
             "target this CPU runs: x86-64-linux-avx512_cannonlake"};
         EXPECT_NE(info.find(kTargetOf[want]), std::string::npos) << info;
+    }
+}
+
+// Plans whose views run faster on 256-bit vectors call the kernels' AVX2 paths directly, beside
+// the wrappers' AVX-512 choice (runtime/plan_cpu.cpp): the views the rule names take it and are
+// right, the others do not, and under a cap below AVX-512 no plan does (the wrappers' own path).
+TEST(IsaDispatch, ShortRunsAndShortDeinterleavesTakeTheAvx2Path) {
+    using namespace testing_support;
+    const bool beside = cpu_level() >= 3 && (forced_level < 0 || forced_level >= 3);
+    EXPECT_EQ(spacedepth::detail::avx2_path_beside_best(), beside);
+    struct Call {
+        Op op;
+        Layout layout;
+        DType dtype;
+        int64_t channels, block, side;
+        bool avx2;  // whether the rule names the view
+    };
+    const Call calls[] = {
+        {Op::DepthToSpace, Layout::NHWC, DType::Float32, 12, 2, 52, true},   // 96-byte runs
+        {Op::SpaceToDepth, Layout::NHWC, DType::UInt8, 24, 2, 72, true},     // 48-byte runs
+        {Op::DepthToSpace, Layout::NHWC, DType::Float32, 16, 2, 44, false},  // 128-byte runs
+        {Op::DepthToSpace, Layout::NHWC, DType::Float32, 3, 2, 104, false},  // 24-byte runs
+        {Op::SpaceToDepth, Layout::NCHW, DType::Float32, 64, 2, 22, true},   // 11-element rows
+        {Op::SpaceToDepth, Layout::NCHW, DType::Float32, 3, 2, 104, false},  // 52-element rows
+        {Op::SpaceToDepth, Layout::NCHW, DType::UInt8, 64, 2, 22, false},    // 1-byte rows
+    };
+    std::mt19937_64 rng(11);
+    for (const Call &c : calls) {
+        for (const bool strided : {false, true}) {
+            const Params p{c.op, Block(c.block), Order::DCR, 1};
+            const Dims space{1, c.channels, c.side, c.side};
+            const Dims deep{1, c.channels * c.block * c.block, c.side / c.block, c.side / c.block};
+            const bool s2d = c.op == Op::SpaceToDepth;
+            TestTensor in = make_tensor(c.dtype, c.layout, s2d ? space : deep, strided ? &rng : nullptr);
+            TestTensor out = make_tensor(c.dtype, c.layout, s2d ? deep : space);
+            fill_unique(in, c.channels);
+            const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+            const bool avx2 = plan.find("AVX2 path") != std::string::npos;
+            if (!strided) EXPECT_EQ(avx2, c.avx2 && beside) << plan;
+            ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
+            EXPECT_EQ(compare(out, expected_output(p, in, out)), "") << plan;
+        }
+    }
+}
+
+// With the rule widened to every run copy and every 4-byte deinterleave by 2, random calls (every
+// op, order, layout pair, width, block, strided views) run on the AVX2 paths and match the reference.
+TEST(IsaDispatch, Avx2PathsMatchTheReferenceOnEveryView) {
+    using namespace testing_support;
+    spacedepth::detail::SwitchPoints wide = spacedepth::detail::switch_points();
+    wide.small_max_bytes = 0;
+    wide.avx2_run_min_bytes = 1;
+    wide.avx2_run_max_bytes = INT64_MAX;
+    wide.avx2_deinterleave_max_extent = INT64_MAX;
+    const ScopedSwitchPoints scoped(wide);
+    std::mt19937_64 rng(23);
+    int on_avx2 = 0;
+    for (int i = 0; i < 300; i++) {
+        auto [p, in, out] = random_call(rng, 24, 12);
+        fill_unique(in, i);
+        const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+        on_avx2 += plan.find("AVX2 path") != std::string::npos;
+        ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
+        ASSERT_EQ(compare(out, expected_output(p, in, out)), "") << i << ": " << plan;
+    }
+    if (spacedepth::detail::avx2_path_beside_best()) {
+        EXPECT_GE(on_avx2, 30) << "too few calls reached the AVX2 paths";  // 51 of the 300 with this seed
+    } else {
+        EXPECT_EQ(on_avx2, 0);
     }
 }
 

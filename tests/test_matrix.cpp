@@ -82,13 +82,9 @@ void run_cell(const Cell &cell);
 TEST_P(Matrix, MatchesReference) { run_cell(GetParam()); }
 
 TEST_P(Matrix, MatchesReferenceWithoutSmallKernel) {
-    struct Restore {
-        spacedepth::detail::SwitchPoints saved = spacedepth::detail::switch_points();
-        ~Restore() { spacedepth::detail::set_switch_points(saved); }
-    } restore;
-    spacedepth::detail::SwitchPoints no_small = restore.saved;
+    spacedepth::detail::SwitchPoints no_small = spacedepth::detail::switch_points();
     no_small.small_max_bytes = 0;
-    spacedepth::detail::set_switch_points(no_small);
+    const ScopedSwitchPoints scoped(no_small);
     run_cell(GetParam());
 }
 

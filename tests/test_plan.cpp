@@ -35,24 +35,8 @@ sd_params as_c(const Params &p) {
 // views: a plan made from the descriptors alone, run on two different pairs of tensors.
 TEST(Plan, MatchesTheReferenceOnAnyMemoryOfTheShape) {
     std::mt19937_64 rng(77);
-    const Layout layouts[] = {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C};
-    const DType dtypes[] = {DType::UInt8, DType::Float16, DType::Float32, DType::Float64, DType::Complex128};
     for (int i = 0; i < 200; i++) {
-        const Op op = rng() % 2 ? Op::SpaceToDepth : Op::DepthToSpace;
-        const Order order = rng() % 2 ? Order::DCR : Order::CRD;
-        Layout in_layout = layouts[rng() % 3], out_layout = layouts[rng() % 3];
-        DType dtype = dtypes[rng() % 5];
-        const bool vect_c = in_layout == Layout::NCHW_VECT_C || out_layout == Layout::NCHW_VECT_C;
-        if (vect_c) dtype = DType::Int8;
-        const int64_t bh = 1 + rng() % 4, bw = 1 + rng() % 4;
-        const int64_t c = vect_c ? 4 * (1 + rng() % 3) : 1 + rng() % 6;
-        const Dims space{1 + static_cast<int64_t>(rng() % 2), c, bh * (1 + static_cast<int64_t>(rng() % 6)),
-                         bw * (1 + static_cast<int64_t>(rng() % 6))};
-        const Dims deep{space[0], c * bh * bw, space[2] / bh, space[3] / bw};
-        const bool s2d = op == Op::SpaceToDepth;
-        const Params p{op, Block(bh, bw), order, static_cast<int>(rng() % 3)};
-        TestTensor in = make_tensor(dtype, in_layout, s2d ? space : deep, rng() % 2 ? &rng : nullptr);
-        TestTensor out = make_tensor(dtype, out_layout, s2d ? deep : space, rng() % 2 ? &rng : nullptr);
+        auto [p, in, out] = random_call(rng, 6, 6);
         spacedepth::Plan plan;
         spacedepth::Tensor in_desc = in.tensor, out_desc = out.tensor;
         in_desc.data = out_desc.data = nullptr;  // descriptors: the data pointers are ignored

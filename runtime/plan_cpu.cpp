@@ -194,9 +194,9 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     }
     // Two views run faster on the AVX2 path than on AVX-512 (AMD EPYC, 1 thread, 128 KiB; the
     // figures are in schedules/tunables.json): run copies of 33-127-byte runs, which 64-byte
-    // vectors cover with one overlapping pair per run and 32-byte ones with less waste, 1.11-1.37x;
+    // vectors cover with one overlapping pair per run and 32-byte ones with less waste, 1.16-1.50x;
     // and 4-byte deinterleaves by 2 with output rows of up to 40 elements, which LLVM lowers for
-    // 16 lanes as a truncating store and a second load, 1.11-1.48x. The wrappers choose one path
+    // 16 lanes as a truncating store and a second load, 1.12-1.51x. The wrappers choose one path
     // per process, so the plan calls the AVX2 one itself.
     if (plan.family == KernelFamily::General && avx2_path_beside_best()) {
         const ViewDim &d = plan.kernel_dims[0];

@@ -195,7 +195,7 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
     if (kernel == nullptr) {
         return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
     }
-    KernelFn fn = plan.avx2_path && kernel->avx2_path != nullptr ? kernel->avx2_path : kernel->fn;
+    KernelFn fn = plan.avx2_path ? kernel->avx2_path : kernel->fn;
     if (call.device == Device::Host && call.host_kernel_overrides != nullptr) {
         if (KernelFn other =
                 (*call.host_kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {

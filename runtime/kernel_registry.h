@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string_view>
 
 // One declaration per kernel: the generator's signature (KernelFn), C linkage.
 #define SPACEDEPTH_KERNEL(device, family, width, name) \
@@ -43,18 +44,10 @@ inline constexpr Avx2Path kAvx2Paths[] = {
     {nullptr, nullptr},
 };
 
-constexpr bool same_name(const char *a, const char *b) {
-    while (*a != '\0' && *a == *b) {
-        a++;
-        b++;
-    }
-    return *a == *b;
-}
-
 // The AVX2 path of the kernel called `name`, or nullptr (one target, ARM, GPU).
 constexpr KernelFn avx2_path_of(const char *name) {
     for (const Avx2Path &p : kAvx2Paths) {
-        if (p.kernel != nullptr && same_name(p.kernel, name)) return p.fn;
+        if (p.kernel != nullptr && std::string_view(p.kernel) == name) return p.fn;
     }
     return nullptr;
 }

@@ -28,7 +28,7 @@ struct Plan {
     SmallVector<LoopDim, 2 * kMaxDims> loop_dims;  // run by the executor, innermost first
     Fragments fragments;                           // in width units; empty: the single pair (0, 0)
     bool parallel = false;
-    bool avx2_path = false;  // call the kernel's AVX2 path, not the wrapper's best (x86 with AVX-512)
+    bool avx2_path = false;  // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
 };
 
 // The plan for one call on `device` (plan_cpu.cpp; GPU devices continue in plan_for_gpu).

@@ -5,7 +5,9 @@
 //   xnnpack      XNNPACK, where it has the op (NHWC DCR DepthToSpace, 4-byte), 1 and 2 threads
 //   naive        the scalar reference of tests/reference.cpp (a TF-style loop), 1 thread, in cache
 // beside memcpy of the same size on 1 and 2 threads; the model shapes (bench::model_cases) run as
-// model/spacedepth|eigen|xnnpack/<case>/... on 1 thread. bytes_per_second counts bytes read +
+// model/spacedepth|eigen|xnnpack/<case>/... on 1 thread, and the rank-1, rank-3 and blocked-layout
+// cases (bench::rank_cases, which no peer here offers) as rank/spacedepth/<case>/... on 1 and 2
+// threads. bytes_per_second counts bytes read +
 // written (2 x tensor bytes). Every row also times memcpy of its own size right after it
 // (counters memcpy_gbps, best_memcpy_gbps); bench/results_table.py turns the JSON into
 // bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
@@ -22,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <chrono>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -60,12 +63,9 @@ struct CaseDims {
 };
 
 CaseDims case_dims(const Case &c, int64_t bytes) {
-    const int64_t elem = dtype_size(c.dtype);
-    const int64_t pixels = std::max<int64_t>(1, bytes / (elem * c.small_channels));
-    const int64_t side = static_cast<int64_t>(std::sqrt(static_cast<double>(pixels)));
-    const int64_t h = std::max<int64_t>(c.bh, side / c.bh * c.bh), w = std::max<int64_t>(c.bw, side / c.bw * c.bw);
-    return {Dims{1, c.small_channels, h, w}, Dims{1, c.small_channels * c.bh * c.bw, h / c.bh, w / c.bw},
-            h * w * c.small_channels * elem};
+    CaseDims d;
+    c.dims(bytes, &d.space, &d.deep, &d.bytes);
+    return d;
 }
 
 Tensor case_tensor(const Case &c, const CaseDims &d, void *data, bool input) {
@@ -77,7 +77,7 @@ Tensor case_tensor(const Case &c, const CaseDims &d, void *data, bool input) {
 // serial or parallel). It only validates and plans, so the far-apart addresses are never touched.
 std::string planned_call(const Case &c, int64_t bytes, int threads) {
     const CaseDims d = case_dims(c, bytes);
-    const Params p{c.op, Block(c.bh, c.bw), c.order, threads};
+    const Params p{c.op, c.block(), c.order, threads};
     return describe_call(p, case_tensor(c, d, reinterpret_cast<void *>(uintptr_t{1} << 44), true),
                          case_tensor(c, d, reinterpret_cast<void *>(uintptr_t{1} << 45), false));
 }
@@ -92,7 +92,7 @@ std::unique_ptr<Setup> make_setup(const Case &c, int64_t bytes, int threads) {
     std::memset(s->dst->data(), 0, s->bytes);
     s->in = case_tensor(c, d, s->src->data(), true);
     s->out = case_tensor(c, d, s->dst->data(), false);
-    s->params = Params{c.op, Block(c.bh, c.bw), c.order, threads};
+    s->params = Params{c.op, c.block(), c.order, threads};
     return s;
 }
 
@@ -242,8 +242,10 @@ void BM_peer(benchmark::State &state, Case c) {
 std::function<void()> naive_peer(const Case &c, const Tensor &in, const Tensor &out, int) {
     const reference::TensorRef i = testing_support::as_reference(in), o = testing_support::as_reference(out);
     const bool crd = c.order == Order::CRD;
-    if (c.op == Op::SpaceToDepth) return [=] { reference::space_to_depth(i, o, c.bh, c.bw, crd); };
-    return [=] { reference::depth_to_space(i, o, c.bh, c.bw, crd); };
+    const std::array<int64_t, 3> all = {c.bd, c.bh, c.bw};
+    const int skip = 3 - c.rank;  // the reference takes the sizes of the call's spatial dims only
+    if (c.op == Op::SpaceToDepth) return [=] { reference::space_to_depth(i, o, all.data() + skip, crd); };
+    return [=] { reference::depth_to_space(i, o, all.data() + skip, crd); };
 }
 
 void BM_memcpy(benchmark::State &state) {
@@ -491,6 +493,14 @@ int register_all() {
             add("spacedepth", BM_spacedepth);
             if (bench::eigen_applies(c)) add("eigen", BM_peer<bench::eigen_peer>);
             if (bench::xnnpack_applies(c)) add("xnnpack", BM_peer<bench::xnnpack_peer>);
+        }
+        for (const Case &c : bench::rank_cases()) {
+            for (int threads : {1, 2}) {
+                benchmark::RegisterBenchmark(("rank/spacedepth/" + c.name).c_str(), BM_spacedepth, c)
+                    ->Args({size, threads})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
+            }
         }
     }
     return 0;

@@ -1,5 +1,8 @@
 #include "bench/cases.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace bench {
 
 using namespace spacedepth;
@@ -18,9 +21,25 @@ std::string short_name(DType d) {
     }
 }
 
-Case make(Op op, Order order, Layout in, Layout out, DType dtype, int64_t c, int64_t bh, int64_t bw) {
-    std::string layouts = in == out ? layout_name(in) : layout_name(in) + std::string("to") + layout_name(out);
-    std::string block = bh == bw ? "b" + std::to_string(bh) : "b" + std::to_string(bh) + "x" + std::to_string(bw);
+// A layout's name as spelled at a spatial rank: NCHW is NCW at rank 1 and NCDHW at rank 3.
+std::string rank_name(Layout l, int rank) {
+    std::string name = layout_name(l);
+    const size_t hw = name.find("HW");
+    if (rank != 2 && hw != std::string::npos) name.replace(hw, 2, rank == 1 ? "W" : "DHW");
+    return name;
+}
+
+Case make(Op op, Order order, Layout in, Layout out, DType dtype, int64_t c, int64_t bh, int64_t bw, int rank = 2,
+          int64_t bd = 1) {
+    std::string layouts =
+        in == out ? rank_name(in, rank) : rank_name(in, rank) + std::string("to") + rank_name(out, rank);
+    std::string block = "b";
+    if (rank == 3) {
+        block += bd == bh && bh == bw ? std::to_string(bd)
+                                      : std::to_string(bd) + "x" + std::to_string(bh) + "x" + std::to_string(bw);
+    } else {
+        block += bh == bw || rank == 1 ? std::to_string(bw) : std::to_string(bh) + "x" + std::to_string(bw);
+    }
     return {std::string(op == Op::DepthToSpace ? "D2S" : "S2D") + "_" + layouts + "_" + order_name(order) + "_" +
                 short_name(dtype) + "_C" + std::to_string(c) + "_" + block,
             op,
@@ -29,8 +48,10 @@ Case make(Op op, Order order, Layout in, Layout out, DType dtype, int64_t c, int
             out,
             dtype,
             c,
-            bh,
-            bw};
+            rank == 1 ? 1 : bh,
+            bw,
+            rank,
+            rank == 3 ? bd : 1};
 }
 
 }  // namespace
@@ -58,6 +79,63 @@ std::vector<Case> all_cases() {
     cases.push_back(make(Op::DepthToSpace, Order::CRD, Layout::NCHW, Layout::NCHW, DType::Float64, 3, 2, 2));
     cases.push_back(make(Op::SpaceToDepth, Order::CRD, Layout::NHWC, Layout::NHWC, DType::Complex128, 3, 2, 2));
     return cases;
+}
+
+Block Case::block() const { return rank == 3 ? Block(bd, bh, bw) : Block(bh, bw); }
+
+void Case::dims(int64_t bytes, Dims *space, Dims *deep, int64_t *exact_bytes) const {
+    const int64_t elem = dtype_size(dtype);
+    const int64_t pixels = std::max<int64_t>(1, bytes / (elem * small_channels));
+    // About equal spatial dims, each a multiple of its block size.
+    const int64_t side = static_cast<int64_t>(std::pow(static_cast<double>(pixels), 1.0 / rank) + 1e-9);
+    const int64_t blocks[3] = {bd, bh, bw};
+    int64_t sizes[3];
+    int64_t count = small_channels;
+    for (int i = 0; i < rank; i++) {
+        const int64_t b = blocks[3 - rank + i];
+        sizes[i] = std::max<int64_t>(b, side / b * b);
+        count *= sizes[i];
+    }
+    *space = rank == 1   ? Dims{1, small_channels, 1}
+             : rank == 2 ? Dims{1, small_channels, 1, 1}
+                         : Dims{1, small_channels, 1, 1, 1};
+    *deep = *space;
+    for (int i = 0; i < rank; i++) {
+        const int64_t b = blocks[3 - rank + i];
+        (*space)[2 + i] = sizes[i];
+        (*deep)[2 + i] = sizes[i] / b;
+        (*deep)[1] *= b;
+    }
+    *exact_bytes = count * elem;
+}
+
+std::vector<Case> rank_cases() {
+    const Op d2s = Op::DepthToSpace, s2d = Op::SpaceToDepth;
+    const Order dcr = Order::DCR, crd = Order::CRD;
+    const Layout nhwc = Layout::NHWC, nchw = Layout::NCHW, c8 = Layout::NCHWc8, c16 = Layout::NCHWc16;
+    const DType f32 = DType::Float32, f16 = DType::Float16, u8 = DType::UInt8;
+    return {
+        // Volumetric pixel shuffle and unshuffle (video and volumetric super-resolution), CRD.
+        make(d2s, crd, nchw, nchw, f32, 3, 2, 2, 3, 2),
+        make(s2d, crd, nchw, nchw, f32, 3, 2, 2, 3, 2),
+        make(d2s, crd, nchw, nchw, f16, 8, 2, 2, 3, 2),
+        // Channels-last volumes, DCR; a temporal block of 1 (per-frame shuffle of a clip).
+        make(d2s, dcr, nhwc, nhwc, f32, 16, 2, 2, 3, 2),
+        make(s2d, dcr, nhwc, nhwc, f32, 16, 2, 2, 3, 2),
+        make(d2s, dcr, nhwc, nhwc, u8, 8, 2, 2, 3, 1),
+        // 1-D (audio and sequence models: PyTorch #6340's request).
+        make(d2s, crd, nchw, nchw, f32, 16, 1, 4, 1),
+        make(s2d, dcr, nhwc, nhwc, f32, 16, 1, 2, 1),
+        make(d2s, dcr, nhwc, nhwc, u8, 3, 1, 4, 1),
+        // Blocked channel layouts (oneDNN-style CPU inference), in place and converted.
+        make(d2s, dcr, c16, c16, f32, 16, 2, 2),
+        make(s2d, dcr, c8, c8, f32, 8, 2, 2),
+        make(d2s, dcr, c16, nchw, f32, 16, 2, 2),
+        make(s2d, dcr, nchw, c16, f32, 16, 2, 2),
+        make(d2s, crd, c8, c8, f32, 8, 2, 2),
+        make(d2s, dcr, c16, c16, u8, 16, 2, 2),
+        make(d2s, dcr, c16, c16, f32, 16, 2, 2, 3, 2),
+    };
 }
 
 std::vector<Case> model_cases() {

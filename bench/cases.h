@@ -18,6 +18,12 @@ struct Case {
     spacedepth::DType dtype;
     int64_t small_channels;  // the space side's C
     int64_t bh, bw;
+    int rank = 2;    // spatial rank: 1 (bh is 1), 2, or 3 (with bd)
+    int64_t bd = 1;  // rank 3's block depth
+
+    spacedepth::Block block() const;
+    // The space-side and deep-side logical dims of a tensor of about `bytes`, and its exact size.
+    void dims(int64_t bytes, spacedepth::Dims *space, spacedepth::Dims *deep, int64_t *exact_bytes) const;
 };
 
 std::vector<Case> all_cases();
@@ -27,6 +33,11 @@ std::vector<Case> all_cases();
 // blocks, 1-, 2- and 4-byte elements. Named like the matrix's cases; `make bench` runs them as
 // model/<implementation>/<case>/..., on one thread, with their own table in RESULTS.md.
 std::vector<Case> model_cases();
+
+// Beyond the peers: spatial rank 1 and 3 (1-D and volumetric shuffles) and the blocked channel
+// layouts (NCHWc8, NCHWc16). No peer here offers them; `make bench` runs them as
+// rank/spacedepth/<case>/... on 1 and 2 threads, with their own table in RESULTS.md.
+std::vector<Case> rank_cases();
 
 // Tensor sizes (bytes of one tensor): in L2 (128 KiB, and 512 KiB of a 1 MiB L2), in L3, and
 // well beyond the caches. The smaller ones (4, 16 and 32 KiB) are the plan/ and oneshot/ rows.

@@ -141,7 +141,8 @@ def worker(peer, threads, cases, sizes, min_time):
             row = {"peer": peer, "case": case["name"], "bytes": int(x.nbytes), "size": size, "threads": threads}
             try:
                 run = make_runner(peer, case, x, threads)
-                want = reference(x, case["op"], case["bh"], case["bw"], case["order"], case["layout"], case["out_layout"])
+                want = reference(x, case["op"], (case["bh"], case["bw"]), case["order"], case["layout"],
+                                 case["out_layout"])
                 got = run()
                 if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
                     raise RuntimeError("output differs from the reference")

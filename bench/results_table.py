@@ -110,6 +110,7 @@ def load_cpp(path):
     yard = defaultdict(dict)  # (case, size) -> {(impl, threads): memcpy GB/s of the same row}
     threshold = defaultdict(dict)  # (case, size) -> {parallel: GB/s}
     model = defaultdict(dict)  # (case, size) -> {impl: ratio to its own memcpy}, the model/ rows
+    ranks = {}  # (case, size, threads) -> ratio to its own memcpy, the rank/ rows
     for b in data["benchmarks"]:
         if b.get("error_occurred") or "bytes_per_second" not in b:
             continue
@@ -132,6 +133,13 @@ def load_cpp(path):
             if "memcpy_gbps" in b:  # against its own memcpy, like the case rows
                 memcpy[(int(m.group(1)), "deinterleave")] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
             continue
+        m = re.match(r"rank/spacedepth/([^/]+)/bytes:(\d+)/threads:(\d+)", b["name"])
+        if m:
+            if "memcpy_gbps" in b:
+                threads = int(m.group(3))
+                ranks[(m.group(1), int(m.group(2)), threads)] = (b["bytes_per_second"] / 1e9 /
+                                                                 row_yardstick(b, threads))
+            continue
         m = re.match(r"model/(\w+)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
         if m:
             if "memcpy_gbps" in b:
@@ -143,7 +151,7 @@ def load_cpp(path):
             gbps[key][impl] = b["bytes_per_second"] / 1e9
             if "memcpy_gbps" in b:
                 yard[key][impl] = row_yardstick(b, impl[1])
-    return data["context"], memcpy, gbps, yard, threshold, model
+    return data["context"], memcpy, gbps, yard, threshold, model, ranks
 
 
 def size_text(b):
@@ -180,10 +188,10 @@ def main():
                     help="the harness's spacedepth rows run again with SPACEDEPTH_MAX_ISA=avx2 (make bench)")
     args = ap.parse_args()
 
-    ctx, memcpy, gbps, yard, threshold, model = load_cpp(args.cpp_json)
+    ctx, memcpy, gbps, yard, threshold, model, ranks = load_cpp(args.cpp_json)
     avx2_ctx, model_avx2, avx2 = {}, {}, {}  # avx2: (case, size, threads) -> ratio
     if os.path.exists(args.avx2):
-        avx2_ctx, _, agbps, ayard, _, model_avx2 = load_cpp(args.avx2)
+        avx2_ctx, _, agbps, ayard, _, model_avx2, _ = load_cpp(args.avx2)
         avx2 = {(c, size, t): v / ayard[(c, size)][(impl, t)] for (c, size), row in agbps.items()
                 for (impl, t), v in row.items() if impl == "spacedepth" and (impl, t) in ayard[(c, size)]}
     peers = json.load(open(args.peers)) if os.path.exists(args.peers) else None
@@ -308,6 +316,28 @@ def main():
                 for v, bold in ((row.get("spacedepth"), True), (row2.get("spacedepth"), False),
                                 (row.get("eigen"), False), (row.get("xnnpack"), False)):
                     cells.append("–" if v is None else (f"**{v:.2f}**" if bold else f"{v:.2f}"))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+
+    if ranks:
+        rcases = sorted({c for c, _, _ in ranks})
+        rsizes = sorted({s for _, s, _ in ranks})
+        lines += ["## Spatial rank 1 and 3, and blocked layouts", "",
+                  "bench/cases.cpp `rank_cases`: the volumetric pixel shuffle and unshuffle (NCDHW CRD), channels-last "
+                  "volumes (NDHWC DCR, one with a temporal block of 1), 1-D shuffles (NCW, NWC), and the blocked "
+                  "channel layouts NCHWc8 / NCHWc16 in place and converted to and from NCHW (one at rank 3). "
+                  "Each row against its own memcpy, with the rank-2 matrix's targets. No peer here has these "
+                  "ops at these ranks or layouts (PyTorch's pixel_shuffle is rank 2 only; XNNPACK and Eigen's "
+                  "rows are rank-2 NHWC).", ""]
+        for (size, threads), target in TARGETS.items():
+            rs = [(c, ranks[(c, size, threads)]) for c in rcases if (c, size, threads) in ranks]
+            if rs:
+                lines += target_line(SIZE_LABEL.get(size, size), size, threads, target, rs)[0]
+        lines.append("")
+        head = ["case"] + [f"{size_text(s)} {t}T" for s in rsizes for t in (1, 2)]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for c in rcases:
+            cells = [c] + [f"{ranks[(c, s, t)]:.2f}" if (c, s, t) in ranks else "–" for s in rsizes for t in (1, 2)]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
 

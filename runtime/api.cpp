@@ -18,9 +18,11 @@ namespace spacedepth::detail {
 
 Status error(sd_status code, const std::string &message) { return Status(code, message); }
 
-std::string dims_str(const int64_t dims[4]) {
+std::string dims_str(int ndim, const int64_t *dims) {
     std::ostringstream s;
-    s << "[" << dims[0] << "," << dims[1] << "," << dims[2] << "," << dims[3] << "]";
+    s << "[";
+    for (int i = 0; i < ndim; i++) s << (i ? "," : "") << dims[i];
+    s << "]";
     return s.str();
 }
 
@@ -31,20 +33,26 @@ sd_tensor to_c(const Tensor &t) {
     c.data = t.data;
     c.dtype = static_cast<sd_dtype>(t.dtype);
     c.layout = static_cast<sd_layout>(t.layout);
+    c.ndim = t.dims.ndim();
     std::copy(t.dims.begin(), t.dims.end(), c.dims);
     std::copy(t.strides.begin(), t.strides.end(), c.strides);
     return c;
 }
 
-sd_params to_c(const Params &p) {
-    return sd_params{static_cast<sd_op>(p.op), p.block.h, p.block.w, static_cast<sd_order>(p.order), p.threads};
+// A square block takes the sizes of the tensors' spatial rank (ndim - 2); the others pass as given.
+sd_params to_c(const Params &p, int ndim) {
+    const Block &b = p.block;
+    const bool square = b.square;
+    return sd_params{
+        static_cast<sd_op>(p.op),     square && ndim == 3 ? 1 : b.h, b.w, static_cast<sd_order>(p.order), p.threads,
+        square && ndim != 5 ? 0 : b.d};
 }
 
 template <typename F>
 Status catching_bad_alloc(F &&f) {
-    // Planning allocates only for fragmented views (NCHW_VECT_C in CRD order with blocks that do
-    // not line up with 4), and the first call sets up the switch points: std::bad_alloc is the
-    // one exception a call can raise (tests/test_out_of_memory.cpp).
+    // Planning allocates only for fragmented views (blocked layouts whose groups the channel
+    // split does not line up with), and the first call sets up the switch points: std::bad_alloc
+    // is the one exception a call can raise (tests/test_out_of_memory.cpp).
     try {
         return f();
     } catch (const std::bad_alloc &) {
@@ -71,7 +79,14 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
                              SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
         }
         planned->problem = problem;
-        planned->plan = problem.empty ? Plan{} : normalize(problem, build_view(problem), device);
+        planned->plan = Plan{};
+        if (!problem.empty) {
+            View view;
+            if (Status s = build_view(problem, &view); !s.ok()) {
+                return s;
+            }
+            planned->plan = normalize(problem, view, device);
+        }
         planned->kernel = problem.empty ? nullptr : find_kernel(device, planned->plan.family, planned->plan.width);
         planned->plan.device = device;
         return {};
@@ -89,8 +104,9 @@ Status run_planned(const PlannedCall &planned, const void *in, void *out, const 
         problem.in.data = const_cast<void *>(in);
         problem.out.data = out;
         return catching_bad_alloc([&] {
-            return execute(problem, normalize(problem, build_view(problem), planned.plan.device), nullptr, in, out,
-                           call);
+            View view;
+            (void)build_view(problem, &view);  // the plan's own view: built without error once already
+            return execute(problem, normalize(problem, view, planned.plan.device), nullptr, in, out, call);
         });
     }
     return execute(planned.problem, planned.plan, planned.kernel, in, out, call);
@@ -102,8 +118,8 @@ namespace {
 struct CallKey {
     sd_params params;
     struct Desc {
-        int64_t dtype, layout;
-        int64_t dims[4], strides[4];
+        int64_t dtype, layout, ndim;
+        int64_t dims[SD_MAX_NDIM], strides[SD_MAX_NDIM];
     } in, out;
     uint64_t generation;
     int device;
@@ -115,13 +131,16 @@ CallKey key_of(const sd_params &p, const sd_tensor &in, const sd_tensor &out, De
     k.params.op = p.op;
     k.params.block_h = p.block_h;
     k.params.block_w = p.block_w;
+    k.params.block_d = p.block_d;
     k.params.order = p.order;
     k.params.threads = p.threads;
     for (auto [t, d] : {std::pair{&in, &k.in}, std::pair{&out, &k.out}}) {
         d->dtype = t->dtype;
         d->layout = t->layout;
-        std::copy(t->dims, t->dims + 4, d->dims);
-        std::copy(t->strides, t->strides + 4, d->strides);
+        d->ndim = t->ndim;
+        const int n = t->ndim >= 0 && t->ndim <= SD_MAX_NDIM ? t->ndim : 0;  // entries past ndim are ignored
+        std::copy(t->dims, t->dims + n, d->dims);
+        std::copy(t->strides, t->strides + n, d->strides);
     }
     k.generation = switch_points_generation();
     k.device = static_cast<int>(device);
@@ -180,15 +199,15 @@ Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out,
     return run_planned(planned, in.data, out.data, call);
 }
 
-Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]) {
-    if (Status s = check_params(params); !s.ok()) {
+Status output_dims_c(const sd_params &params, int ndim, const int64_t *in_dims, int64_t *out_dims) {
+    if (Status s = check_params(params, ndim); !s.ok()) {
         return s;
     }
-    return implied_dims(params, in_dims, out_dims);
+    return implied_dims(params, ndim, in_dims, out_dims);
 }
 
 Status run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call) {
-    return run_c(to_c(params), to_c(in), to_c(out), call);
+    return run_c(to_c(params, in.dims.ndim()), to_c(in), to_c(out), call);
 }
 
 }  // namespace spacedepth::detail
@@ -201,15 +220,17 @@ Tensor Tensor::dense(void *data, DType dtype, Layout layout, const Dims &dims) {
     t.dtype = dtype;
     t.layout = layout;
     t.dims = dims;
-    if (!detail::dense_strides(static_cast<sd_layout>(layout), dims.data(), t.strides.data()).ok()) {
-        t.strides = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};  // rejected later as an overflow
+    t.strides = dims;  // the same count
+    if (!detail::dense_strides(static_cast<sd_layout>(layout), dims.ndim(), dims.data(), t.strides.data()).ok()) {
+        std::fill(t.strides.begin(), t.strides.end(), INT64_MAX);  // rejected later as an overflow
     }
     return t;
 }
 
 Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims) {
-    Dims implied{};
-    Status s = detail::output_dims_c(detail::to_c(params), in_dims.data(), implied.data());
+    Dims implied = in_dims;  // the same count
+    Status s =
+        detail::output_dims_c(detail::to_c(params, in_dims.ndim()), in_dims.ndim(), in_dims.data(), implied.data());
     if (s.ok()) *out_dims = implied;  // untouched on failure
     return s;
 }
@@ -245,7 +266,8 @@ Status Plan::create(const Params &params, const Tensor &in, const Tensor &out) {
     delete planned_;
     planned_ = nullptr;
     detail::PlannedCall planned;
-    if (Status s = detail::plan_call(detail::to_c(params), detail::to_c(in), detail::to_c(out), Device::Host, &planned);
+    if (Status s = detail::plan_call(detail::to_c(params, in.dims.ndim()), detail::to_c(in), detail::to_c(out),
+                                     Device::Host, &planned);
         !s.ok()) {
         return s;
     }
@@ -268,14 +290,18 @@ std::string Plan::describe() const {
 
 std::string describe_call(const Params &params, const Tensor &in, const Tensor &out) {
     detail::Problem problem;
-    Status s = detail::validate(detail::to_c(params), detail::to_c(in), detail::to_c(out), &problem);
+    Status s = detail::validate(detail::to_c(params, in.dims.ndim()), detail::to_c(in), detail::to_c(out), &problem);
+    detail::View view;
+    if (s.ok() && !problem.empty) {
+        s = detail::build_view(problem, &view);
+    }
     if (!s.ok()) {
         return "rejected: " + s.message();
     }
     if (problem.empty) {
         return "empty tensor: nothing to do";
     }
-    return detail::describe_plan(detail::normalize(problem, detail::build_view(problem)));
+    return detail::describe_plan(detail::normalize(problem, view));
 }
 
 std::string build_info() {

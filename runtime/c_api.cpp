@@ -40,6 +40,21 @@ spacedepth::Status null_argument(const char *what) {
     return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT, std::string(what) + " is null");
 }
 
+// Fills *t, after checking ndim; the strides stay zero on failure.
+spacedepth::Status init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout, int ndim,
+                              const int64_t *dims) {
+    std::memset(t, 0, sizeof(*t));
+    t->data = data;
+    t->dtype = dtype;
+    t->layout = layout;
+    t->ndim = ndim;
+    if (spacedepth::Status s = spacedepth::detail::check_ndim("tensor", ndim); !s.ok()) {
+        return s;
+    }
+    std::memcpy(t->dims, dims, sizeof(int64_t) * ndim);
+    return spacedepth::detail::dense_strides(layout, ndim, dims, t->strides);
+}
+
 }  // namespace
 
 extern "C" {
@@ -50,22 +65,34 @@ sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layo
         if (t == nullptr) {
             return null_argument("tensor");
         }
-        std::memset(t, 0, sizeof(*t));
-        t->data = data;
-        t->dtype = dtype;
-        t->layout = layout;
         const int64_t dims[4] = {n, c, h, w};
-        std::memcpy(t->dims, dims, sizeof(dims));
-        return spacedepth::detail::dense_strides(layout, dims, t->strides);
+        return init_dense(t, data, dtype, layout, 4, dims);
+    });
+}
+
+sd_status sd_tensor_init_dense_nd(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout, int ndim,
+                                  const int64_t *dims) {
+    return guarded([&]() -> spacedepth::Status {
+        if (t == nullptr || dims == nullptr) {
+            return null_argument(t == nullptr ? "tensor" : "dims");
+        }
+        return init_dense(t, data, dtype, layout, ndim, dims);
     });
 }
 
 sd_status sd_output_dims(const sd_params *params, const int64_t in_dims[4], int64_t out_dims[4]) {
+    return sd_output_dims_nd(params, 4, in_dims, out_dims);
+}
+
+sd_status sd_output_dims_nd(const sd_params *params, int ndim, const int64_t *in_dims, int64_t *out_dims) {
     return guarded([&]() -> spacedepth::Status {
         if (params == nullptr || in_dims == nullptr || out_dims == nullptr) {
             return null_argument(params == nullptr ? "params" : in_dims == nullptr ? "in_dims" : "out_dims");
         }
-        return spacedepth::detail::output_dims_c(*params, in_dims, out_dims);
+        int64_t implied[SD_MAX_NDIM];
+        spacedepth::Status s = spacedepth::detail::output_dims_c(*params, ndim, in_dims, implied);
+        if (s.ok()) std::memcpy(out_dims, implied, sizeof(int64_t) * ndim);  // untouched on failure
+        return s;
     });
 }
 

@@ -23,7 +23,21 @@ constexpr DTypeInfo kDTypes[] = {
 static_assert(sizeof(kDTypes) / sizeof(kDTypes[0]) == SD_DTYPE_COUNT, "one entry per sd_dtype, in order");
 
 // Indexed by sd_layout, sd_op and sd_order.
-constexpr const char *kLayouts[] = {"NHWC", "NCHW", "NCHW_VECT_C"};
+constexpr const char *kLayouts[] = {"NHWC", "NCHW", "NCHW_VECT_C", "NCHWc4", "NCHWc8", "NCHWc16"};
+// The same layouts as spelled at spatial rank 1 and 3, and oneDNN's names, for layout_index().
+struct LayoutAlias {
+    const char *name;
+    sd_layout layout;
+};
+constexpr LayoutAlias kLayoutAliases[] = {
+    {"NWC", SD_LAYOUT_NHWC},         {"NDHWC", SD_LAYOUT_NHWC},     {"NCW", SD_LAYOUT_NCHW},
+    {"NCDHW", SD_LAYOUT_NCHW},       {"NCWc4", SD_LAYOUT_NCHWC4},   {"NCDHWc4", SD_LAYOUT_NCHWC4},
+    {"NCWc8", SD_LAYOUT_NCHWC8},     {"NCDHWc8", SD_LAYOUT_NCHWC8}, {"NCWc16", SD_LAYOUT_NCHWC16},
+    {"NCDHWc16", SD_LAYOUT_NCHWC16}, {"nCw4c", SD_LAYOUT_NCHWC4},   {"nChw4c", SD_LAYOUT_NCHWC4},
+    {"nCdhw4c", SD_LAYOUT_NCHWC4},   {"nCw8c", SD_LAYOUT_NCHWC8},   {"nChw8c", SD_LAYOUT_NCHWC8},
+    {"nCdhw8c", SD_LAYOUT_NCHWC8},   {"nCw16c", SD_LAYOUT_NCHWC16}, {"nChw16c", SD_LAYOUT_NCHWC16},
+    {"nCdhw16c", SD_LAYOUT_NCHWC16},
+};
 constexpr const char *kOps[] = {"space_to_depth", "depth_to_space"};
 constexpr const char *kOrders[] = {"DCR", "CRD"};
 
@@ -67,40 +81,64 @@ int dtype_index(const std::string &name) {
     }
     return -1;
 }
-int layout_index(const std::string &name) { return index_of(kLayouts, name); }
+int layout_index(const std::string &name) {
+    for (const LayoutAlias &a : kLayoutAliases) {
+        if (name == a.name) return a.layout;
+    }
+    return index_of(kLayouts, name);
+}
+
+int64_t layout_lanes(sd_layout layout) {
+    switch (layout) {
+    case SD_LAYOUT_NCHW_VECT_C:
+    case SD_LAYOUT_NCHWC4: return 4;
+    case SD_LAYOUT_NCHWC8: return 8;
+    case SD_LAYOUT_NCHWC16: return 16;
+    default: return 1;
+    }
+}
+
+Status check_ndim(const char *what, int ndim) {
+    if (ndim < 3 || ndim > SD_MAX_NDIM) {
+        return error(
+            SD_ERROR_INVALID_ARGUMENT,
+            std::string(what) + " ndim must be 3, 4 or 5 (N, C and 1-3 spatial dims): got " + std::to_string(ndim));
+    }
+    return {};
+}
 int op_index(const std::string &name) { return index_of(kOps, name); }
 int order_index(const std::string &name) { return index_of(kOrders, name); }
 
-Status dense_strides(sd_layout layout, const int64_t dims[4], int64_t strides[4]) {
-    for (int i = 0; i < 4; i++) {
+Status dense_strides(sd_layout layout, int ndim, const int64_t *dims, int64_t *strides) {
+    if (Status s = check_ndim("tensor", ndim); !s.ok()) {
+        return s;
+    }
+    for (int i = 0; i < ndim; i++) {
         if (dims[i] < 0) {
-            return error(SD_ERROR_INVALID_ARGUMENT, "dims must be >= 0: got " + dims_str(dims));
+            return error(SD_ERROR_INVALID_ARGUMENT, "dims must be >= 0: got " + dims_str(ndim, dims));
         }
     }
-    // Memory order, innermost first, as logical dims.
-    static const int kNHWC[4] = {1, 3, 2, 0}, kNCHW[4] = {3, 2, 1, 0};
-    const int *order = nullptr;
-    int64_t c_extent = dims[1];
-    if (layout == SD_LAYOUT_NHWC) {
-        order = kNHWC;
-    } else if (layout == SD_LAYOUT_NCHW || layout == SD_LAYOUT_NCHW_VECT_C) {
-        order = kNCHW;
-        if (layout == SD_LAYOUT_NCHW_VECT_C) {
-            if (dims[1] % 4 != 0) {
-                return error(SD_ERROR_SHAPE,
-                             "NCHW_VECT_C needs channels divisible by 4: got C=" + std::to_string(dims[1]));
-            }
-            c_extent = dims[1] / 4;
-        }
-    } else {
+    if (layout_label(layout) == nullptr) {
         return error(SD_ERROR_INVALID_ARGUMENT, "layout " + std::to_string(layout) + " is not " + layout_choices());
     }
-    int64_t stride = layout == SD_LAYOUT_NCHW_VECT_C ? 4 : 1;
-    for (int i = 0; i < 4; i++) {
-        const int k = order[i];
-        strides[k] = stride;
-        if (!checked_mul(stride, k == 1 ? c_extent : dims[k], &stride)) {
-            return error(SD_ERROR_OVERFLOW, "dense strides overflow int64 for dims " + dims_str(dims));
+    const int64_t lanes = layout_lanes(layout);
+    if (dims[1] % lanes != 0) {
+        return error(SD_ERROR_SHAPE, std::string(layout_label(layout)) + " needs channels divisible by " +
+                                         std::to_string(lanes) + ": got C=" + std::to_string(dims[1]));
+    }
+    // Memory order, innermost first, as logical dims: channels last is C, then the spatial dims
+    // from W outwards, then N; the others are the spatial dims from W outwards, C, N.
+    int order[SD_MAX_NDIM], k = 0;
+    if (layout == SD_LAYOUT_NHWC) order[k++] = 1;
+    for (int i = ndim - 1; i >= 2; i--) order[k++] = i;
+    if (layout != SD_LAYOUT_NHWC) order[k++] = 1;
+    order[k++] = 0;
+    int64_t stride = lanes;  // the lanes of a channel group are innermost (1 when unblocked)
+    for (int i = 0; i < ndim; i++) {
+        const int d = order[i];
+        strides[d] = stride;
+        if (!checked_mul(stride, d == 1 ? dims[1] / lanes : dims[d], &stride)) {
+            return error(SD_ERROR_OVERFLOW, "dense strides overflow int64 for dims " + dims_str(ndim, dims));
         }
     }
     return {};

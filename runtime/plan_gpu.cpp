@@ -36,7 +36,7 @@ void plan_for_gpu(const DimList &view_dims, Plan *plan) {
     auto in_key = [](const ViewDim &d) { return d.in_stride; };
     auto at = [&](int i) { return i < 0 ? unit : dims[i]; };
 
-    SmallVector<ViewDim, kMaxDims> slots;
+    SmallVector<ViewDim, kMaxDims + 4> slots;  // four role slots, and the rest
     plan->family = KernelFamily::General;
     const int o = pick(out_key, any);
     const int i = o < 0 ? -1 : pick(in_key, any);
@@ -110,7 +110,8 @@ void plan_for_gpu(const DimList &view_dims, Plan *plan) {
         slots[k] = unit;
         z_blocks = others;
     }
-    plan->kernel_dims = slots;
+    plan->kernel_dims.clear();
+    for (const ViewDim &d : slots) plan->kernel_dims.push_back(d);
     plan->parallel = false;  // the grid replaces the CPU pool
 }
 

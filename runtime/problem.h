@@ -9,12 +9,17 @@
 
 namespace spacedepth::detail {
 
-// A validated call. The "space" tensor is the one with the large spatial dims (S2D input,
-// D2S output); the "deep" tensor has bh*bw times the channels.
+constexpr int kMaxSpatialRank = 3;  // D, H, W
+
+// A validated call, at every rank in one form: in and out are 5-D (N, C, D, H, W), the dims the
+// call's rank lacks given extent 1 and stride 0, and the block is (bd, bh, bw) with 1 for those
+// dims. The "space" tensor is the one with the large spatial dims (S2D input, D2S output); the
+// "deep" tensor has bd*bh*bw times the channels.
 struct Problem {
     sd_op op;
     sd_order order;
-    int64_t bh, bw;
+    int64_t block[kMaxSpatialRank];  // bd, bh, bw
+    int spatial_rank;                // of the call: 1, 2 or 3
     sd_tensor in, out;
     const sd_tensor *space() const { return op == SD_SPACE_TO_DEPTH ? &in : &out; }
     const sd_tensor *deep() const { return op == SD_SPACE_TO_DEPTH ? &out : &in; }
@@ -25,10 +30,10 @@ struct Problem {
     int64_t in_span_bytes, out_span_bytes;  // from each tensor's first byte to one past its last
 };
 
-// The op, order, block and thread rules.
-Status check_params(const sd_params &params);
-// The output dims params imply for in_dims (after check_params): divisibility and overflow rules.
-Status implied_dims(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
+// The op, order, block and thread rules, for tensors of ndim dims.
+Status check_params(const sd_params &params, int ndim);
+// The output dims params imply for ndim in_dims (after check_params): divisibility and overflow rules.
+Status implied_dims(const sd_params &params, int ndim, const int64_t *in_dims, int64_t *out_dims);
 // Checks every rule of docs/SPEC.md section 5. On success fills *problem.
 Status validate(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Problem *problem);
 // The rules that do not depend on the data pointers (a plan's create), and those that do (its
@@ -47,22 +52,27 @@ int dtype_index(const std::string &name);
 int layout_index(const std::string &name);
 int op_index(const std::string &name);
 int order_index(const std::string &name);
-// For messages: "NHWC (0), NCHW (1) or NCHW_VECT_C (2)", and the same for ops and orders.
+// For messages: "NHWC (0), NCHW (1), ...", and the same for ops and orders.
 std::string layout_choices();
 std::string op_choices();
 std::string order_choices();
-// The dense strides of a layout, or an error (negative dims, VECT_C divisibility, overflow).
-Status dense_strides(sd_layout layout, const int64_t dims[4], int64_t strides[4]);
+// Channels per group of a blocked layout (NCHWC4/8/16, NCHW_VECT_C); 1 for NHWC and NCHW.
+int64_t layout_lanes(sd_layout layout);
+// The dense strides of a layout for ndim dims, or an error (ndim, negative dims, the blocked
+// layouts' divisibility, overflow).
+Status dense_strides(sd_layout layout, int ndim, const int64_t *dims, int64_t *strides);
 
 struct DeviceCall;
 // The core: validate, plan, execute. Catches allocation failure (SD_ERROR_OUT_OF_MEMORY).
 Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call);
-Status output_dims_c(const sd_params &params, const int64_t in_dims[4], int64_t out_dims[4]);
+Status output_dims_c(const sd_params &params, int ndim, const int64_t *in_dims, int64_t *out_dims);
 // The same from the C++ types: run() and run_cuda(), and the tests' OpenCL runs.
 Status run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call);
 
 // Shared formatting for error messages.
 Status error(sd_status code, const std::string &message);
-std::string dims_str(const int64_t dims[4]);
+std::string dims_str(int ndim, const int64_t *dims);  // "[1,3,8,8]"
+// "ndim must be 3, 4 or 5" for one tensor, or ok.
+Status check_ndim(const char *what, int ndim);
 
 }  // namespace spacedepth::detail

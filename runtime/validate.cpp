@@ -5,6 +5,7 @@
 #include "runtime/small_vector.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <sstream>
 
@@ -12,16 +13,41 @@ namespace spacedepth::detail {
 
 namespace {
 
-const char *kDimNames[4] = {"N", "C", "H", "W"};
+// The name of logical dim i of an ndim-dim tensor, and of the block size along spatial dim i.
+const char *dim_name(int ndim, int i) {
+    static const char *const kNames[] = {"D", "H", "W"};
+    return i == 0 ? "N" : i == 1 ? "C" : kNames[i - 2 + SD_MAX_NDIM - ndim];
+}
+const char *dim_word(int ndim, int i) {
+    static const char *const kWords[] = {"depth", "height", "width"};
+    return kWords[i - 2 + SD_MAX_NDIM - ndim];
+}
 
-// A tensor's memory as (extent, stride) pairs in elements, the NCHW_VECT_C lane dim included.
-SmallVector<std::pair<int64_t, int64_t>, 5> memory_dims(const sd_tensor &t) {
-    SmallVector<std::pair<int64_t, int64_t>, 5> d;
-    for (int i = 0; i < 4; i++) {
+// The block sizes of the call's spatial dims, outermost first: (bd, bh, bw), (bh, bw) or (bw).
+SmallVector<int64_t, kMaxSpatialRank> block_sizes(const sd_params &p, int ndim) {
+    const int64_t all[kMaxSpatialRank] = {p.block_d, p.block_h, p.block_w};
+    SmallVector<int64_t, kMaxSpatialRank> b;
+    for (int i = SD_MAX_NDIM - ndim; i < kMaxSpatialRank; i++) b.push_back(all[i]);
+    return b;
+}
+
+std::string block_str(const sd_params &p, int ndim) {
+    std::string s;
+    for (int64_t b : block_sizes(p, ndim)) s += (s.empty() ? "" : "x") + std::to_string(b);
+    return s;
+}
+
+using MemoryDims = SmallVector<std::pair<int64_t, int64_t>, SD_MAX_NDIM + 1>;
+
+// A tensor's memory as (extent, stride) pairs in elements, a blocked layout's lane dim included.
+MemoryDims memory_dims(const sd_tensor &t) {
+    MemoryDims d;
+    const int64_t lanes = layout_lanes(t.layout);
+    for (int i = 0; i < t.ndim; i++) {
         int64_t extent = t.dims[i];
-        if (i == 1 && t.layout == SD_LAYOUT_NCHW_VECT_C) {
-            extent = t.dims[1] / 4;
-            d.push_back({4, 1});
+        if (i == 1 && lanes > 1) {
+            extent = t.dims[1] / lanes;
+            d.push_back({lanes, 1});
         }
         d.push_back({extent, t.strides[i]});
     }
@@ -58,8 +84,8 @@ Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64
     overflow |= !checked_mul(count, elem, &bytes);
     if (overflow || static_cast<uint64_t>(span) > SIZE_MAX) {
         std::ostringstream m;
-        m << op << ": " << which << " size overflows 64-bit arithmetic (dims " << dims_str(t.dims) << ", strides "
-          << dims_str(t.strides) << ", " << elem << "-byte elements)";
+        m << op << ": " << which << " size overflows 64-bit arithmetic (dims " << dims_str(t.ndim, t.dims)
+          << ", strides " << dims_str(t.ndim, t.strides) << ", " << elem << "-byte elements)";
         return error(SD_ERROR_OVERFLOW, m.str());
     }
     s->count = count;
@@ -85,7 +111,7 @@ bool output_aliases_itself(const sd_tensor &t) {
 
 }  // namespace
 
-Status check_params(const sd_params &p) {
+Status check_params(const sd_params &p, int ndim) {
     if (p.op != SD_SPACE_TO_DEPTH && p.op != SD_DEPTH_TO_SPACE) {
         return error(SD_ERROR_INVALID_ARGUMENT, "op must be " + op_choices() + ": got " + std::to_string(p.op));
     }
@@ -94,9 +120,23 @@ Status check_params(const sd_params &p) {
         return error(SD_ERROR_INVALID_ARGUMENT,
                      op + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
     }
-    if (p.block_h < 1 || p.block_w < 1) {
-        return error(SD_ERROR_INVALID_ARGUMENT, op + ": block sizes must be >= 1: got block " +
-                                                    std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
+    if (Status s = check_ndim((op + ": input").c_str(), ndim); !s.ok()) {
+        return s;
+    }
+    const int64_t all[kMaxSpatialRank] = {p.block_d, p.block_h, p.block_w};
+    static const char *const kFields[kMaxSpatialRank] = {"block_d", "block_h", "block_w"};
+    for (int i = 0; i < kMaxSpatialRank; i++) {
+        const bool used = i >= SD_MAX_NDIM - ndim;
+        if (used && all[i] < 1) {
+            return error(SD_ERROR_INVALID_ARGUMENT, op + ": block sizes must be >= 1: got block " + block_str(p, ndim) +
+                                                        " (" + kFields[i] + "=" + std::to_string(all[i]) + ")");
+        }
+        if (!used && all[i] != 0 && all[i] != 1) {
+            return error(SD_ERROR_INVALID_ARGUMENT, op + ": " + kFields[i] + "=" + std::to_string(all[i]) + " but " +
+                                                        std::to_string(ndim) + "-dim tensors have spatial rank " +
+                                                        std::to_string(ndim - 2) +
+                                                        " (rule: a block size for a dim the tensors lack is 0 or 1)");
+        }
     }
     if (p.threads < 0) {
         return error(SD_ERROR_INVALID_ARGUMENT, op + ": threads must be >= 0: got " + std::to_string(p.threads));
@@ -104,62 +144,95 @@ Status check_params(const sd_params &p) {
     return {};
 }
 
-Status implied_dims(const sd_params &p, const int64_t in_dims[4], int64_t implied[4]) {
+Status implied_dims(const sd_params &p, int ndim, const int64_t *in_dims, int64_t *implied) {
     const std::string op = op_label(p.op);
     auto fail = [&op](sd_status code, const std::string &what) { return error(code, op + ": " + what); };
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < ndim; i++) {
         if (in_dims[i] < 0) {
-            return fail(SD_ERROR_INVALID_ARGUMENT,
-                        std::string("input dim ") + kDimNames[i] + " is negative: dims " + dims_str(in_dims));
+            return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dim ") + dim_name(ndim, i) +
+                                                       " is negative: dims " + dims_str(ndim, in_dims));
         }
     }
-    auto block = [&p] { return std::to_string(p.block_h) + "x" + std::to_string(p.block_w); };
-    int64_t area;
-    if (!checked_mul(p.block_h, p.block_w, &area)) {
-        return fail(SD_ERROR_OVERFLOW, "block area bh*bw overflows int64: block " + block());
+    const auto blocks = block_sizes(p, ndim);
+    int64_t area = 1;
+    for (int64_t b : blocks) {
+        if (!checked_mul(area, b, &area)) {
+            return fail(SD_ERROR_OVERFLOW, std::string(ndim == 5 ? "block volume bd*bh*bw" : "block area bh*bw") +
+                                               " overflows int64: block " + block_str(p, ndim));
+        }
     }
-    const int64_t n = in_dims[0], c = in_dims[1], h = in_dims[2], w = in_dims[3];
-    implied[0] = n;
+    const int64_t c = in_dims[1];
+    implied[0] = in_dims[0];
     if (p.op == SD_SPACE_TO_DEPTH) {
-        if (h % p.block_h != 0) {
-            return fail(SD_ERROR_SHAPE, "input height H=" + std::to_string(h) +
-                                            " is not divisible by block height bh=" + std::to_string(p.block_h) +
-                                            " (rule: H % bh == 0)");
-        }
-        if (w % p.block_w != 0) {
-            return fail(SD_ERROR_SHAPE, "input width W=" + std::to_string(w) + " is not divisible by block width bw=" +
-                                            std::to_string(p.block_w) + " (rule: W % bw == 0)");
+        for (int i = 2; i < ndim; i++) {
+            const int64_t b = blocks[i - 2];
+            if (in_dims[i] % b != 0) {
+                const std::string dim = dim_name(ndim, i),
+                                  bn = std::string("b") + static_cast<char>(std::tolower(dim[0]));
+                return fail(SD_ERROR_SHAPE, std::string("input ") + dim_word(ndim, i) + " " + dim + "=" +
+                                                std::to_string(in_dims[i]) + " is not divisible by block " +
+                                                dim_word(ndim, i) + " " + bn + "=" + std::to_string(b) +
+                                                " (rule: " + dim + " % " + bn + " == 0)");
+            }
+            implied[i] = in_dims[i] / b;
         }
         if (!checked_mul(c, area, &implied[1])) {
-            return fail(SD_ERROR_OVERFLOW,
-                        "output channels C*bh*bw overflow int64: C=" + std::to_string(c) + ", block " + block());
+            return fail(SD_ERROR_OVERFLOW, "output channels C*" +
+                                               std::string(ndim == 3   ? "bw"
+                                                           : ndim == 4 ? "bh*bw"
+                                                                       : "bd*bh*bw") +
+                                               " overflow int64: C=" + std::to_string(c) + ", block " +
+                                               block_str(p, ndim));
         }
-        implied[2] = h / p.block_h;
-        implied[3] = w / p.block_w;
     } else {
+        const std::string volume = ndim == 3 ? "bw" : ndim == 4 ? "bh*bw" : "bd*bh*bw";
         if (c % area != 0) {
-            return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by bh*bw=" +
-                                            std::to_string(area) + " (rule: C % (bh*bw) == 0, block " + block() + ")");
+            return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by " + volume +
+                                            "=" + std::to_string(area) + " (rule: C % (" + volume + ") == 0, block " +
+                                            block_str(p, ndim) + ")");
         }
         implied[1] = c / area;
-        if (!checked_mul(h, p.block_h, &implied[2])) {
-            return fail(SD_ERROR_OVERFLOW, "output height H*bh overflows int64: H=" + std::to_string(h) +
-                                               ", bh=" + std::to_string(p.block_h));
-        }
-        if (!checked_mul(w, p.block_w, &implied[3])) {
-            return fail(SD_ERROR_OVERFLOW, "output width W*bw overflows int64: W=" + std::to_string(w) +
-                                               ", bw=" + std::to_string(p.block_w));
+        for (int i = 2; i < ndim; i++) {
+            const std::string dim = dim_name(ndim, i), bn = std::string("b") + static_cast<char>(std::tolower(dim[0]));
+            if (!checked_mul(in_dims[i], blocks[i - 2], &implied[i])) {
+                return fail(SD_ERROR_OVERFLOW, std::string("output ") + dim_word(ndim, i) + " " + dim + "*" + bn +
+                                                   " overflows int64: " + dim + "=" + std::to_string(in_dims[i]) +
+                                                   ", " + bn + "=" + std::to_string(blocks[i - 2]));
+            }
         }
     }
     return {};
 }
 
+namespace {
+
+// The call in its one internal form: 5-D tensors and a 3-D block (problem.h).
+sd_tensor as_5d(const sd_tensor &t) {
+    sd_tensor r = t;
+    const int missing = SD_MAX_NDIM - t.ndim;
+    r.ndim = SD_MAX_NDIM;
+    for (int i = 0; i < SD_MAX_NDIM; i++) {
+        const bool spatial_missing = i >= 2 && i < 2 + missing;
+        const int from = i < 2 ? i : i - missing;
+        r.dims[i] = spatial_missing ? 1 : t.dims[from];
+        r.strides[i] = spatial_missing ? 0 : t.strides[from];
+    }
+    return r;
+}
+
+}  // namespace
+
 Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor &out, Problem *problem) {
-    if (Status s = check_params(p); !s.ok()) {
+    if (Status s = check_params(p, in.ndim); !s.ok()) {
         return s;
     }
     const char *op = op_label(p.op);
     auto fail = [op](sd_status code, const std::string &what) { return error(code, std::string(op) + ": " + what); };
+    if (out.ndim != in.ndim) {
+        return fail(SD_ERROR_INVALID_ARGUMENT, "output ndim " + std::to_string(out.ndim) + " differs from input ndim " +
+                                                   std::to_string(in.ndim) + " (both tensors have the same rank)");
+    }
+    const int ndim = in.ndim;
 
     for (const sd_tensor *t : {&in, &out}) {
         const char *which = t == &in ? "input" : "output";
@@ -171,14 +244,14 @@ Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor 
             return fail(SD_ERROR_INVALID_ARGUMENT,
                         std::string(which) + " layout " + std::to_string(t->layout) + " is not " + layout_choices());
         }
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < ndim; i++) {
             if (t->dims[i] < 0) {
-                return fail(SD_ERROR_INVALID_ARGUMENT,
-                            std::string(which) + " dim " + kDimNames[i] + " is negative: dims " + dims_str(t->dims));
+                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " dim " + dim_name(ndim, i) +
+                                                           " is negative: dims " + dims_str(ndim, t->dims));
             }
             if (t->strides[i] < 0) {
-                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " stride of " + kDimNames[i] +
-                                                           " is negative: strides " + dims_str(t->strides) +
+                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " stride of " + dim_name(ndim, i) +
+                                                           " is negative: strides " + dims_str(ndim, t->strides) +
                                                            " (strides must be >= 0)");
             }
         }
@@ -195,23 +268,22 @@ Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor 
                                                    dtype_label(in.dtype) + " has " + std::to_string(elem) + " bytes");
     }
 
-    int64_t implied[4];
-    if (Status s = implied_dims(p, in.dims, implied); !s.ok()) {
+    int64_t implied[SD_MAX_NDIM];
+    if (Status s = implied_dims(p, ndim, in.dims, implied); !s.ok()) {
         return s;
     }
-    if (!std::equal(implied, implied + 4, out.dims)) {
-        return fail(SD_ERROR_SHAPE, "output dims " + dims_str(out.dims) + " are not the implied " + dims_str(implied) +
-                                        " for input dims " + dims_str(in.dims) + " and block " +
-                                        std::to_string(p.block_h) + "x" + std::to_string(p.block_w));
+    if (!std::equal(implied, implied + ndim, out.dims)) {
+        return fail(SD_ERROR_SHAPE, "output dims " + dims_str(ndim, out.dims) + " are not the implied " +
+                                        dims_str(ndim, implied) + " for input dims " + dims_str(ndim, in.dims) +
+                                        " and block " + block_str(p, ndim));
     }
-    if (vect_c) {
-        for (const sd_tensor *t : {&in, &out}) {
-            if (t->dims[1] % 4 != 0) {
-                return fail(SD_ERROR_SHAPE, std::string(t == &in ? "input" : "output") +
-                                                " channels C=" + std::to_string(t->dims[1]) +
-                                                " are not divisible by 4 (rule: with NCHW_VECT_C on either side, both "
-                                                "channel counts must be multiples of 4)");
-            }
+    for (const sd_tensor *t : {&in, &out}) {
+        const int64_t lanes = layout_lanes(t->layout);
+        if (t->dims[1] % lanes != 0) {
+            return fail(SD_ERROR_SHAPE, std::string(t == &in ? "input" : "output") +
+                                            " channels C=" + std::to_string(t->dims[1]) + " are not divisible by " +
+                                            std::to_string(lanes) + " (rule: " + layout_label(t->layout) +
+                                            " stores channels in groups of " + std::to_string(lanes) + ")");
         }
     }
 
@@ -224,12 +296,23 @@ Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor 
     }
     const bool empty = in_size.count == 0;
     if (!empty && output_aliases_itself(out)) {
-        return fail(SD_ERROR_OVERLAP, "output strides " + dims_str(out.strides) + " make elements of dims " +
-                                          dims_str(out.dims) +
+        return fail(SD_ERROR_OVERLAP, "output strides " + dims_str(ndim, out.strides) + " make elements of dims " +
+                                          dims_str(ndim, out.dims) +
                                           " share memory (rule: each output element has its own address)");
     }
-    *problem = Problem{p.op,  p.order,   p.block_h,          p.block_w,          in, out, elem, in_size.count * elem,
-                       empty, p.threads, in_size.span_bytes, out_size.span_bytes};
+    const int missing = SD_MAX_NDIM - ndim;  // outermost spatial dims the call lacks
+    *problem = Problem{p.op,
+                       p.order,
+                       {missing > 0 ? 1 : p.block_d, missing > 1 ? 1 : p.block_h, p.block_w},
+                       ndim - 2,
+                       as_5d(in),
+                       as_5d(out),
+                       elem,
+                       in_size.count * elem,
+                       empty,
+                       p.threads,
+                       in_size.span_bytes,
+                       out_size.span_bytes};
     return {};
 }
 

@@ -17,8 +17,11 @@ struct ViewDim {
     int64_t out_stride;
 };
 
-// At most: the element's byte dim plus the seven digits (n, h, w, cv, ci, by, bx).
-constexpr size_t kMaxDims = 8;
+// At most: the element's byte dim plus the nine digits (n, d, h, w, cv, ci, bz, by, bx).
+constexpr size_t kMaxDims = 10;
+// A view needing more fragments than this is refused (SD_ERROR_UNSUPPORTED): only channel counts
+// that no block of the layouts' groups divides get near it (view_algebra.cpp).
+constexpr int64_t kMaxFragments = 65536;
 using DimList = SmallVector<ViewDim, kMaxDims>;
 // Constant (in, out) offset pairs; empty means the single pair (0, 0).
 using Fragments = std::vector<std::pair<int64_t, int64_t>>;
@@ -30,6 +33,7 @@ struct View {
     Fragments fragments;  // (in, out) offsets in elements
 };
 
-View build_view(const Problem &problem);
+// The view of a validated call, or SD_ERROR_UNSUPPORTED past kMaxFragments.
+Status build_view(const Problem &problem, View *view);
 
 }  // namespace spacedepth::detail

@@ -1,20 +1,30 @@
 // The index algebra, in one place: what the op computes. Every (op, order, input layout, output
-// layout, block, strides) becomes a permuted copy over the digits of the space-side coordinates
-// (a View). Planning (plan_cpu.cpp, plan_gpu.cpp) then turns the View into kernel calls.
+// layout, block, strides), at every spatial rank, becomes a permuted copy over the digits of the
+// space-side coordinates (a View). Planning (plan_cpu.cpp, plan_gpu.cpp) then turns the View into
+// kernel calls.
 //
-// docs/SPEC.md section 2: write the large side's coordinates as y = h*bh + by, x = w*bw + bx. The
-// iteration space is the six digits (n, c, h, by, w, bx) with extents (N, Cs, Hd, bh, Wd, bw),
-// where Cs is the small side's channel count and Hd, Wd the deep side's spatial dims. Each
-// tensor maps a digit tuple to a memory offset:
-//   space tensor: (n, c, h*bh + by, w*bw + bx)           affine in every digit
-//   deep tensor:  (n, deep(c, by, bx), h, w)             deep = (by*bw + bx)*Cs + c   (DCR)
-//                                                        deep = c*bh*bw + by*bw + bx  (CRD)
+// docs/SPEC.md section 2, in the 5-D form every call takes here (problem.h: a rank-1 or rank-2
+// call has unit D and H): write the large side's coordinates as z = d*bd + bz, y = h*bh + by,
+// x = w*bw + bx, and the block position k = (bz*bh + by)*bw + bx. The iteration space is the
+// digits (n, c, d, bz, h, by, w, bx) with extents (N, Cs, Dd, bd, Hd, bh, Wd, bw), where Cs is the
+// small side's channel count and Dd, Hd, Wd the deep side's spatial dims. Each tensor maps a
+// digit tuple to a memory offset:
+//   space tensor: (n, c, z, y, x)                  affine in every digit
+//   deep tensor:  (n, cd, d, h, w)                 cd = k*Cs + c          (DCR)
+//                                                  cd = c*bd*bh*bw + k    (CRD)
 // so each digit has one stride per tensor, and S2D / D2S differ only in which tensor is read.
-// NCHW_VECT_C stores channel c at (c/4)*stride_C + c%4: the channel digit splits into
-// (cv, ci) = (c/4, c%4), still affine, except for a deep-side NCHW_VECT_C tensor in CRD order,
-// where the deep channel's split does not line up with the digits. There the digits
-// (ci, by, bx) are enumerated as fragments: constant offset pairs around an affine box.
+//
+// Blocked layouts (NCHWC4/8/16, NCHW_VECT_C) store channel c at (c/k)*stride_C + c%k, which is
+// not affine in c. The channel digit splits as c = q*cv + ci with q a multiple of the space
+// side's k, chosen so that cv's step in the deep channel is a multiple of the deep side's k: then
+// cv is affine on both sides, and so is each block digit whose step in cd is such a multiple.
+// The rest, ci and the other block digits, enter only through offsets that wrap at k. They are
+// enumerated as fragments, constant offset pairs around the affine box, and each of them whose
+// offsets turn out affine after all (ci within one group, blocks that line up with k) becomes an
+// ordinary dim again. Unblocked layouts have k = 1: every digit is affine, there is no fragment.
 #include "runtime/view.h"
+
+#include <numeric>
 
 namespace spacedepth::detail {
 
@@ -27,92 +37,137 @@ struct Digit {
     int64_t deep_stride;
 };
 
+// A digit enumerated in fragments: the channel's low part ci (block_dim -1) or a block digit.
+struct FragmentDigit {
+    int64_t extent;
+    int block_dim;
+};
+using FragmentDigits = SmallVector<FragmentDigit, kMaxSpatialRank + 1>;
+using Point = SmallVector<int64_t, kMaxSpatialRank + 1>;
+
+// Calls f on every point of the digits' box, the first digit fastest.
+template <typename F>
+void for_each_point(const FragmentDigits &digits, F f) {
+    Point x(digits.size(), 0);
+    while (true) {
+        f(x);
+        size_t i = 0;
+        for (; i < digits.size(); i++) {
+            if (++x[i] < digits[i].extent) break;
+            x[i] = 0;
+        }
+        if (i == digits.size()) return;
+    }
+}
+
 }  // namespace
 
-View build_view(const Problem &p) {
+Status build_view(const Problem &p, View *view) {
     const sd_tensor &S = *p.space();
     const sd_tensor &D = *p.deep();
-    const int64_t bh = p.bh, bw = p.bw, area = bh * bw;
-    const int64_t N = S.dims[0], Cs = S.dims[1];
-    const int64_t Hd = D.dims[2], Wd = D.dims[3];
-    const int64_t sN = S.strides[0], sC = S.strides[1], sH = S.strides[2], sW = S.strides[3];
-    const int64_t dN = D.strides[0], dC = D.strides[1], dH = D.strides[2], dW = D.strides[3];
+    const int64_t *B = p.block;
+    const int64_t Cs = S.dims[1], area = B[0] * B[1] * B[2];
     const bool dcr = p.order == SD_ORDER_DCR;
-    const bool space_vect = S.layout == SD_LAYOUT_NCHW_VECT_C;
-    const bool deep_vect = D.layout == SD_LAYOUT_NCHW_VECT_C;
+    const int64_t ks = layout_lanes(S.layout), kd = layout_lanes(D.layout);
+    const int64_t sC = S.strides[1], dC = D.strides[1];
 
-    SmallVector<Digit, kMaxDims> digits = {
-        {N, sN, dN},
-        {Hd, bh * sH, dH},
-        {Wd, bw * sW, dW},
-    };
-    // Space-side offset of channel digits: c*sC, or for NCHW_VECT_C (c/4)*sC + c%4.
-    // Deep-side offset of deep channel cd: cd*dC, or for NCHW_VECT_C (cd/4)*dC + cd%4.
-    Fragments fragments;  // (space, deep); empty: the single pair (0, 0)
-    if (!space_vect && !deep_vect) {
-        // deep channel = c*cs + by*cby + bx*cbx
-        const int64_t cs = dcr ? 1 : area, cby = dcr ? bw * Cs : bw, cbx = dcr ? Cs : 1;
-        digits.push_back({Cs, sC, cs * dC});
-        digits.push_back({bh, sH, cby * dC});
-        digits.push_back({bw, sW, cbx * dC});
-    } else {
-        // Channel digit split into (cv, ci); validation guarantees Cs % 4 == 0.
-        const int64_t s_ci = space_vect ? 1 : sC, s_cv = space_vect ? sC : 4 * sC;
-        if (!deep_vect) {
-            const int64_t cs = dcr ? 1 : area, cby = dcr ? bw * Cs : bw, cbx = dcr ? Cs : 1;
-            digits.push_back({4, s_ci, cs * dC});
-            digits.push_back({Cs / 4, s_cv, 4 * cs * dC});
-            digits.push_back({bh, sH, cby * dC});
-            digits.push_back({bw, sW, cbx * dC});
-        } else if (dcr) {
-            // cd = (by*bw + bx)*Cs + 4*cv + ci, Cs % 4 == 0: cd%4 = ci, cd/4 = (by*bw + bx)*Cs/4 + cv.
-            digits.push_back({4, s_ci, 1});
-            digits.push_back({Cs / 4, s_cv, dC});
-            digits.push_back({bh, sH, bw * (Cs / 4) * dC});
-            digits.push_back({bw, sW, (Cs / 4) * dC});
+    SmallVector<Digit, kMaxDims> digits = {{S.dims[0], S.strides[0], D.strides[0]}};
+    for (int i = 0; i < kMaxSpatialRank; i++) {
+        digits.push_back({D.dims[2 + i], B[i] * S.strides[2 + i], D.strides[2 + i]});
+    }
+    // The deep channel: cd = c*chan_step + sum over i of b_i*block_step[i].
+    const int64_t chan_step = dcr ? 1 : area;
+    int64_t block_step[kMaxSpatialRank], position = 1;  // position: the block size inside dim i
+    for (int i = kMaxSpatialRank - 1; i >= 0; i--) {
+        block_step[i] = dcr ? position * Cs : position;
+        position *= B[i];
+    }
+    auto space_channel = [&](int64_t c) { return (c / ks) * sC + c % ks; };
+    auto deep_channel = [&](int64_t cd) { return (cd / kd) * dC + cd % kd; };
+
+    // c = q*cv + ci: the smallest q that is a multiple of ks with q*chan_step a multiple of kd, if
+    // it divides Cs; otherwise q = Cs and every channel is enumerated (cv has extent 1).
+    const int64_t g = std::gcd(kd, chan_step), q0 = std::lcm(ks, kd / g);
+    const int64_t q = Cs % q0 == 0 ? q0 : Cs;
+    if (Cs / q > 1) {  // cv's step in cd, q*chan_step/kd groups, formed without overflow
+        digits.push_back({Cs / q, (q / ks) * sC, (chan_step / g) * (q / (kd / g)) * dC});
+    }
+    FragmentDigits fragment_digits;
+    if (q > 1) {
+        fragment_digits.push_back({q, -1});
+    }
+    for (int i = 0; i < kMaxSpatialRank; i++) {
+        if (B[i] > 1 && block_step[i] % kd != 0) {
+            fragment_digits.push_back({B[i], i});
         } else {
-            // cd = (4*cv + ci)*area + by*bw + bx = 4*(cv*area) + t, t = ci*area + by*bw + bx:
-            // cv is affine (deep stride area*dC); (ci, by, bx) enter through t/4 and t%4.
-            // When area and bw line up with 4 (blocks 2 and 4, for example) t/4 and t%4 are still
-            // affine in each digit and the three become ordinary dims; otherwise (block 3, say)
-            // they are enumerated as fragments, constant offset pairs around the affine box.
-            digits.push_back({Cs / 4, s_cv, area * dC});
-            auto deep_off = [&](int64_t ci, int64_t by, int64_t bx) {
-                const int64_t t = ci * area + by * bw + bx;
-                return (t / 4) * dC + t % 4;
-            };
-            auto space_off = [&](int64_t ci, int64_t by, int64_t bx) { return ci * s_ci + by * sH + bx * sW; };
-            const int64_t d_ci = deep_off(1, 0, 0), d_by = bh > 1 ? deep_off(0, 1, 0) : 0,
-                          d_bx = bw > 1 ? deep_off(0, 0, 1) : 0;
-            bool affine = true;
-            fragments.clear();
-            for (int64_t ci = 0; ci < 4; ci++) {
-                for (int64_t by = 0; by < bh; by++) {
-                    for (int64_t bx = 0; bx < bw; bx++) {
-                        affine &= deep_off(ci, by, bx) == ci * d_ci + by * d_by + bx * d_bx;
-                        fragments.emplace_back(space_off(ci, by, bx), deep_off(ci, by, bx));
-                    }
-                }
-            }
-            if (affine) {
-                digits.push_back({4, s_ci, d_ci});
-                digits.push_back({bh, sH, d_by});
-                digits.push_back({bw, sW, d_bx});
-                fragments.clear();
-            }
+            digits.push_back({B[i], S.strides[2 + i], (block_step[i] / kd) * dC});
         }
     }
 
-    View view;
+    int64_t points = 1;
+    for (const FragmentDigit &f : fragment_digits) points *= f.extent;  // <= Cs * area
+    if (points > kMaxFragments) {
+        return error(SD_ERROR_UNSUPPORTED,
+                     std::string(op_label(p.op)) + ": " + std::to_string(Cs) + " small-side channels in " +
+                         layout_label(S.layout) + " against " + layout_label(D.layout) + " in " + order_label(p.order) +
+                         " order need " + std::to_string(points) + " copy fragments (at most " +
+                         std::to_string(kMaxFragments) + "): a channel count that is a multiple of " +
+                         std::to_string(q0) + " needs none");
+    }
+    // (space, deep) offsets of a point of the fragment digits.
+    auto offsets = [&](const FragmentDigits &f, const Point &x) {
+        int64_t space = 0, cd = 0;
+        for (size_t j = 0; j < f.size(); j++) {
+            if (f[j].block_dim < 0) {
+                space += space_channel(x[j]);
+                cd += x[j] * chan_step;
+            } else {
+                space += x[j] * S.strides[2 + f[j].block_dim];
+                cd += x[j] * block_step[f[j].block_dim];
+            }
+        }
+        return std::pair<int64_t, int64_t>(space, deep_channel(cd));
+    };
+    // A fragment digit whose offsets are affine in it becomes a dim again.
+    for (size_t j = 0; j < fragment_digits.size();) {
+        Point unit(fragment_digits.size(), 0);
+        unit[j] = 1;
+        const auto step = offsets(fragment_digits, unit);
+        bool affine = true;
+        for_each_point(fragment_digits, [&](const Point &x) {
+            Point base = x;
+            base[j] = 0;
+            const auto at = offsets(fragment_digits, x), from = offsets(fragment_digits, base);
+            affine &= at.first == from.first + x[j] * step.first && at.second == from.second + x[j] * step.second;
+        });
+        if (!affine) {
+            j++;
+            continue;
+        }
+        digits.push_back({fragment_digits[j].extent, step.first, step.second});
+        FragmentDigits rest;
+        for (size_t k = 0; k < fragment_digits.size(); k++) {
+            if (k != j) rest.push_back(fragment_digits[k]);
+        }
+        fragment_digits = rest;
+        j = 0;
+    }
+    Fragments fragments;  // (space, deep); empty: the single pair (0, 0)
+    if (!fragment_digits.empty()) {
+        for_each_point(fragment_digits, [&](const Point &x) { fragments.push_back(offsets(fragment_digits, x)); });
+    }
+
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
+    view->dims.clear();
     for (const Digit &d : digits) {
-        view.dims.push_back(space_is_input ? ViewDim{d.extent, d.space_stride, d.deep_stride}
-                                           : ViewDim{d.extent, d.deep_stride, d.space_stride});
+        view->dims.push_back(space_is_input ? ViewDim{d.extent, d.space_stride, d.deep_stride}
+                                            : ViewDim{d.extent, d.deep_stride, d.space_stride});
     }
+    view->fragments.clear();
     for (auto [space_off, deep_off] : fragments) {
-        view.fragments.emplace_back(space_is_input ? space_off : deep_off, space_is_input ? deep_off : space_off);
+        view->fragments.emplace_back(space_is_input ? space_off : deep_off, space_is_input ? deep_off : space_off);
     }
-    return view;
+    return {};
 }
 
 }  // namespace spacedepth::detail

@@ -2,9 +2,11 @@
 
 #include "runtime/execute.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
+#include <numeric>
 #include <sstream>
 
 namespace testing_support {
@@ -12,9 +14,9 @@ namespace testing_support {
 namespace {
 
 reference::Layout ref_layout(Layout l) {
-    return l == Layout::NHWC   ? reference::Layout::NHWC
-           : l == Layout::NCHW ? reference::Layout::NCHW
-                               : reference::Layout::NCHW_VECT_C;
+    return l == Layout::NHWC   ? reference::Layout::ChannelsLast
+           : l == Layout::NCHW ? reference::Layout::ChannelsFirst
+                               : reference::Layout::Blocked;
 }
 
 uint64_t mix(uint64_t x) {  // splitmix64
@@ -24,12 +26,29 @@ uint64_t mix(uint64_t x) {  // splitmix64
     return x ^ (x >> 31);
 }
 
+// Calls f on every logical coordinate of dims, the last dim fastest.
 template <typename F>
 void for_each_coord(const spacedepth::Dims &d, F f) {
-    for (int64_t n = 0; n < d[0]; n++)
-        for (int64_t c = 0; c < d[1]; c++)
-            for (int64_t h = 0; h < d[2]; h++)
-                for (int64_t w = 0; w < d[3]; w++) f(n, c, h, w);
+    int64_t count = 1;
+    for (int64_t e : d) count *= e;
+    int64_t coord[reference::kMaxDims] = {};
+    for (int64_t i = 0; i < count; i++) {
+        int64_t rest = i;
+        for (int k = static_cast<int>(d.size()) - 1; k >= 0; k--) {
+            coord[k] = rest % d[k];
+            rest /= d[k];
+        }
+        f(coord);
+    }
+}
+
+std::string coord_str(const spacedepth::Dims &d, const int64_t *coord) {
+    static const char *const kNames[] = {"d", "h", "w"};
+    std::ostringstream s;
+    s << "(n=" << coord[0] << ", c=" << coord[1];
+    for (size_t k = 2; k < d.size(); k++) s << ", " << kNames[k - 2 + 5 - d.size()] << "=" << coord[k];
+    s << ")";
+    return s.str();
 }
 
 }  // namespace
@@ -48,7 +67,9 @@ reference::TensorRef as_reference(const spacedepth::Tensor &t) {
     r.data = static_cast<uint8_t *>(t.data);
     r.elem_bytes = spacedepth::dtype_size(t.dtype);
     r.layout = ref_layout(t.layout);
-    for (int i = 0; i < 4; i++) {
+    r.lanes = lanes(t.layout);
+    r.ndim = static_cast<int>(t.dims.size());
+    for (int i = 0; i < r.ndim; i++) {
         r.dims[i] = t.dims[i];
         r.strides[i] = t.strides[i];
     }
@@ -61,24 +82,64 @@ reference::TensorRef TestTensor::ref() const {
     return r;
 }
 
-int64_t TestTensor::elements() const { return tensor.dims[0] * tensor.dims[1] * tensor.dims[2] * tensor.dims[3]; }
+int64_t TestTensor::elements() const {
+    int64_t count = 1;
+    for (int64_t e : tensor.dims) count *= e;
+    return count;
+}
+
+int lanes(Layout layout) {
+    switch (layout) {
+    case Layout::NCHW_VECT_C:
+    case Layout::NCHWc4: return 4;
+    case Layout::NCHWc8: return 8;
+    case Layout::NCHWc16: return 16;
+    default: return 1;
+    }
+}
+
+void block_sizes(const Params &p, int rank, int64_t *block) {
+    const spacedepth::Block &b = p.block;
+    const int64_t given[3] = {b.d, b.h, b.w};
+    for (int i = 0; i < rank; i++) block[i] = b.square ? b.w : given[3 - rank + i];
+}
+
+Dims deep_dims(const Dims &space, const Params &p) {
+    const int rank = static_cast<int>(space.size()) - 2;
+    int64_t block[3];
+    block_sizes(p, rank, block);
+    Dims deep = space;
+    for (int i = 0; i < rank; i++) {
+        deep[1] *= block[i];
+        deep[2 + i] /= block[i];
+    }
+    return deep;
+}
 
 TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng) {
     TestTensor t;
     t.tensor.dtype = dtype;
     t.tensor.layout = layout;
     t.tensor.dims = dims;
-    // Memory order, innermost first, as logical dim indices; VECT_C has 4 adjacent lanes first.
-    std::vector<int> order = layout == Layout::NHWC ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{3, 2, 1, 0};
-    int64_t stride = layout == Layout::NCHW_VECT_C ? 4 : 1;
-    int64_t last = layout == Layout::NCHW_VECT_C ? 3 : 0;  // largest element offset
+    t.tensor.strides = dims;  // the same count
+    // Memory order, innermost first, as logical dim indices: channels last is C, W, (H, D,) N;
+    // the others W, (H, D,) C, N, with a blocked layout's k lanes innermost of all.
+    const int nd = static_cast<int>(dims.size());
+    std::vector<int> order;
+    if (layout == Layout::NHWC) order.push_back(1);
+    for (int k = nd - 1; k >= 2; k--) order.push_back(k);
+    if (layout != Layout::NHWC) order.push_back(1);
+    order.push_back(0);
+    const int k_lanes = lanes(layout);
+    int64_t stride = k_lanes;
+    int64_t last = k_lanes - 1;  // largest element offset
     bool empty = false;
     for (int k : order) {
         if (rng) {
-            stride += static_cast<int64_t>((*rng)() % 4) * (layout == Layout::NCHW_VECT_C ? 4 : 1);
+            stride += static_cast<int64_t>((*rng)() % 4) * k_lanes;
         }
         t.tensor.strides[k] = stride;
-        const int64_t extent = (k == 1 && layout == Layout::NCHW_VECT_C) ? dims[1] / 4 : dims[k];
+        const int64_t extent = k == 1 ? dims[1] / k_lanes : dims[k];
         empty |= extent == 0;
         last += (extent > 0 ? extent - 1 : 0) * stride;
         stride *= extent > 0 ? extent : 1;
@@ -92,8 +153,8 @@ TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims,
 void fill_unique(TestTensor &t, uint64_t salt) {
     const reference::TensorRef r = t.ref();
     uint64_t i = 0;
-    for_each_coord(t.tensor.dims, [&](int64_t n, int64_t c, int64_t h, int64_t w) {
-        uint8_t *e = t.storage.data() + reference::byte_offset(r, n, c, h, w);
+    for_each_coord(t.tensor.dims, [&](const int64_t *coord) {
+        uint8_t *e = t.storage.data() + reference::byte_offset(r, coord);
         const uint64_t counter = i + 1 + salt;
         for (int b = 0; b < r.elem_bytes; b++) {
             // Low bytes count (unique while they can), high bytes hash (catch lane swaps).
@@ -112,12 +173,12 @@ std::string compare(const TestTensor &got, const TestTensor &want) {
     const reference::TensorRef g = got.ref(), w = want.ref();
     std::vector<bool> is_element(got.storage.size(), false);
     int64_t mismatches = 0;
-    for_each_coord(got.tensor.dims, [&](int64_t n, int64_t c, int64_t h, int64_t x) {
-        const int64_t off = reference::byte_offset(g, n, c, h, x);
+    for_each_coord(got.tensor.dims, [&](const int64_t *coord) {
+        const int64_t off = reference::byte_offset(g, coord);
         for (int b = 0; b < g.elem_bytes; b++) is_element[off + b] = true;
         if (std::memcmp(&got.storage[off], &want.storage[off], g.elem_bytes) != 0) {
             if (mismatches++ < 64) {
-                s << "  at (n=" << n << ", c=" << c << ", h=" << h << ", w=" << x << "): got 0x";
+                s << "  at " << coord_str(got.tensor.dims, coord) << ": got 0x";
                 for (int b = g.elem_bytes - 1; b >= 0; b--)
                     s << std::hex << std::setw(2) << std::setfill('0') << int(got.storage[off + b]);
                 s << ", want 0x";
@@ -141,29 +202,49 @@ TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, co
     want.storage.assign(out.storage.size(), kSentinel);
     want.tensor.data = want.storage.data();
     const bool crd = p.order == spacedepth::Order::CRD;
+    int64_t block[3];
+    block_sizes(p, static_cast<int>(in.tensor.dims.size()) - 2, block);
     if (p.op == spacedepth::Op::SpaceToDepth) {
-        reference::space_to_depth(in.ref(), want.ref(), p.block.h, p.block.w, crd);
+        reference::space_to_depth(in.ref(), want.ref(), block, crd);
     } else {
-        reference::depth_to_space(in.ref(), want.ref(), p.block.h, p.block.w, crd);
+        reference::depth_to_space(in.ref(), want.ref(), block, crd);
     }
     return want;
 }
 
-RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks) {
-    const Layout layouts[] = {Layout::NHWC, Layout::NCHW, Layout::NCHW_VECT_C};
+RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks, int rank) {
+    const Layout layouts[] = {Layout::NHWC,   Layout::NCHW,   Layout::NHWC,    Layout::NCHW,
+                              Layout::NCHWc4, Layout::NCHWc8, Layout::NCHWc16, Layout::NCHW_VECT_C};
     const DType dtypes[] = {DType::UInt8, DType::Float16, DType::Float32, DType::Float64, DType::Complex128};
+    if (rank == 0) rank = 1 + static_cast<int>(rng() % 3);
     const Op op = rng() % 2 ? Op::SpaceToDepth : Op::DepthToSpace;
     const Order order = rng() % 2 ? Order::DCR : Order::CRD;
-    const Layout in_layout = layouts[rng() % 3], out_layout = layouts[rng() % 3];
+    const Layout in_layout = layouts[rng() % 8], out_layout = layouts[rng() % 8];
     const bool vect_c = in_layout == Layout::NCHW_VECT_C || out_layout == Layout::NCHW_VECT_C;
     const DType dtype = vect_c ? DType::Int8 : dtypes[rng() % 5];
-    const int64_t bh = 1 + rng() % 4, bw = 1 + rng() % 4;
-    const int64_t c = vect_c ? 4 * (1 + rng() % 3) : 1 + rng() % max_channels;
-    const auto blocks = [&rng, max_blocks] { return 1 + static_cast<int64_t>(rng() % max_blocks); };
-    const Dims space{1 + static_cast<int64_t>(rng() % 2), c, bh * blocks(), bw * blocks()};
-    const Dims deep{space[0], c * bh * bw, space[2] / bh, space[3] / bw};
+    // Rank 3 has three block digits and three spatial dims: smaller sizes keep it quick.
+    const int64_t max_block = rank == 3 ? 3 : 4, blocks_cap = rank == 3 ? std::min<int64_t>(max_blocks, 3) : max_blocks;
+    int64_t block[3], volume = 1;
+    for (int i = 0; i < rank; i++) volume *= block[i] = 1 + static_cast<int64_t>(rng() % max_block);
+    // Channel counts both tensors' channel groups divide, off the group size as often as they allow.
+    const int64_t space_lanes = lanes(op == Op::SpaceToDepth ? in_layout : out_layout);
+    const int64_t deep_lanes = lanes(op == Op::SpaceToDepth ? out_layout : in_layout);
+    int64_t c = 0;
+    for (int tries = 0; tries < 64 && c == 0; tries++) {
+        const int64_t range = space_lanes * deep_lanes == 1 ? max_channels : std::max<int64_t>(max_channels, 32);
+        const int64_t candidate = 1 + static_cast<int64_t>(rng() % range);
+        if (candidate % space_lanes == 0 && candidate * volume % deep_lanes == 0) c = candidate;
+    }
+    if (c == 0) c = std::lcm(space_lanes, deep_lanes);
+    Dims space = rank == 1 ? Dims{1, c, 1} : rank == 2 ? Dims{1, c, 1, 1} : Dims{1, c, 1, 1, 1};
+    space[0] = 1 + static_cast<int64_t>(rng() % 2);
+    for (int i = 0; i < rank; i++) space[2 + i] = block[i] * (1 + static_cast<int64_t>(rng() % blocks_cap));
+    const spacedepth::Block b = rank == 1   ? Block(1, block[0])
+                                : rank == 2 ? Block(block[0], block[1])
+                                            : Block(block[0], block[1], block[2]);
+    RandomCall call{Params{op, b, order, static_cast<int>(rng() % 3)}, {}, {}};
+    const Dims deep = deep_dims(space, call.params);
     const bool s2d = op == Op::SpaceToDepth;
-    RandomCall call{Params{op, Block(bh, bw), order, static_cast<int>(rng() % 3)}, {}, {}};
     call.in = make_tensor(dtype, in_layout, s2d ? space : deep, rng() % 2 ? &rng : nullptr);
     call.out = make_tensor(dtype, out_layout, s2d ? deep : space, rng() % 2 ? &rng : nullptr);
     return call;

@@ -53,14 +53,23 @@ spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor 
 // The expected output: a tensor shaped like `out`, filled by the independent reference.
 TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, const TestTensor &out);
 
-// A random call: op, order, input and output layout (fused conversions; NCHW_VECT_C with int8),
-// element width, block 1-4 per side, 1 to max_channels channels (NCHW_VECT_C: 4, 8 or 12), 1 to
-// max_blocks blocks per spatial side, batch 1 or 2, 0-2 threads, each tensor dense or strided.
+// Channels per group of a blocked layout (NCHWc4/8/16, NCHW_VECT_C); 1 otherwise.
+int lanes(Layout layout);
+// The block sizes of a call at spatial rank `rank`, outermost first (a square block repeated).
+void block_sizes(const Params &p, int rank, int64_t *block);
+// The deep-side dims for space-side dims under p's block.
+Dims deep_dims(const Dims &space, const Params &p);
+
+// A random call: op, order, spatial rank (1-3, or `rank`), input and output layout (fused
+// conversions, blocked layouts; NCHW_VECT_C with int8), element width, block 1-4 per dim (rank 3:
+// 1-3), 1 to max_channels channels that both tensors' channel groups divide, 1 to max_blocks
+// blocks per spatial dim (rank 3: at most 3), batch 1 or 2, 0-2 threads, each tensor dense or
+// strided.
 struct RandomCall {
     spacedepth::Params params;
     TestTensor in, out;
 };
-RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks);
+RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks, int rank = 0);
 
 // The runtime's switch points set for a scope (tests reaching other kernel variants), restored after.
 class ScopedSwitchPoints {

@@ -4,54 +4,64 @@
 
 namespace reference {
 
-int64_t byte_offset(const TensorRef &t, int64_t n, int64_t c, int64_t h, int64_t w) {
-    int64_t element;
-    if (t.layout == Layout::NCHW_VECT_C) {
-        // [N, C/4, H, W, 4]: channel c lives in group c/4, lane c%4.
-        element = n * t.strides[0] + (c / 4) * t.strides[1] + h * t.strides[2] + w * t.strides[3] + c % 4;
-    } else {
-        element = n * t.strides[0] + c * t.strides[1] + h * t.strides[2] + w * t.strides[3];
+int64_t byte_offset(const TensorRef &t, const int64_t *coord) {
+    int64_t element = 0;
+    for (int i = 0; i < t.ndim; i++) {
+        if (i == 1 && t.layout == Layout::Blocked) {
+            // [N, C/k, spatial..., k]: channel c lives in group c/k, lane c%k.
+            element += (coord[1] / t.lanes) * t.strides[1] + coord[1] % t.lanes;
+        } else {
+            element += coord[i] * t.strides[i];
+        }
     }
     return element * t.elem_bytes;
 }
 
 namespace {
 
-// docs/SPEC.md section 2: the deep-side channel for small-side channel c at block position (by, bx).
-int64_t deep_channel(int64_t c, int64_t by, int64_t bx, int64_t small_channels, int64_t bh, int64_t bw, bool crd) {
-    return crd ? c * bh * bw + by * bw + bx : (by * bw + bx) * small_channels + c;
-}
-
 // Walks every element of the space-side tensor and copies it to or from the deep side.
-void walk(const TensorRef &space, const TensorRef &deep, int64_t bh, int64_t bw, bool crd, bool space_to_deep) {
-    const int64_t N = space.dims[0], C = space.dims[1], H = space.dims[2], W = space.dims[3];
-    for (int64_t n = 0; n < N; n++) {
-        for (int64_t c = 0; c < C; c++) {
-            for (int64_t y = 0; y < H; y++) {
-                for (int64_t x = 0; x < W; x++) {
-                    const int64_t by = y % bh, bx = x % bw;
-                    const int64_t cd = deep_channel(c, by, bx, C, bh, bw, crd);
-                    uint8_t *s = space.data + byte_offset(space, n, c, y, x);
-                    uint8_t *d = deep.data + byte_offset(deep, n, cd, y / bh, x / bw);
-                    if (space_to_deep) {
-                        std::memcpy(d, s, space.elem_bytes);
-                    } else {
-                        std::memcpy(s, d, space.elem_bytes);
-                    }
-                }
-            }
+// docs/SPEC.md section 2: for a space coordinate y_i, the block offset is b_i = y_i % block_i and
+// the deep coordinate y_i / block_i; the block position is k = (b_0*block_1 + b_1)*block_2 + b_2
+// (row-major over the block), and the deep channel is k*C + c (DCR) or c*volume + k (CRD).
+void walk(const TensorRef &space, const TensorRef &deep, const int64_t *block, bool crd, bool space_to_deep) {
+    const int rank = space.ndim - 2;
+    const int64_t C = space.dims[1];
+    int64_t volume = 1, count = 1;
+    for (int i = 0; i < rank; i++) volume *= block[i];
+    for (int i = 0; i < space.ndim; i++) count *= space.dims[i];
+    int64_t coord[kMaxDims] = {}, deep_coord[kMaxDims];
+    for (int64_t e = 0; e < count; e++) {
+        // coord: the e-th logical coordinate, the last dim fastest.
+        int64_t rest = e;
+        for (int i = space.ndim - 1; i >= 0; i--) {
+            coord[i] = rest % space.dims[i];
+            rest /= space.dims[i];
+        }
+        int64_t k = 0;
+        for (int i = 0; i < rank; i++) {
+            k = k * block[i] + coord[2 + i] % block[i];
+            deep_coord[2 + i] = coord[2 + i] / block[i];
+        }
+        deep_coord[0] = coord[0];
+        deep_coord[1] = crd ? coord[1] * volume + k : k * C + coord[1];
+        uint8_t *s = space.data + byte_offset(space, coord);
+        uint8_t *d = deep.data + byte_offset(deep, deep_coord);
+        if (space_to_deep) {
+            std::memcpy(d, s, space.elem_bytes);
+        } else {
+            std::memcpy(s, d, space.elem_bytes);
         }
     }
 }
 
 }  // namespace
 
-void depth_to_space(const TensorRef &in, const TensorRef &out, int64_t bh, int64_t bw, bool crd) {
-    walk(out, in, bh, bw, crd, /*space_to_deep=*/false);
+void depth_to_space(const TensorRef &in, const TensorRef &out, const int64_t *block, bool crd) {
+    walk(out, in, block, crd, /*space_to_deep=*/false);
 }
 
-void space_to_depth(const TensorRef &in, const TensorRef &out, int64_t bh, int64_t bw, bool crd) {
-    walk(in, out, bh, bw, crd, /*space_to_deep=*/true);
+void space_to_depth(const TensorRef &in, const TensorRef &out, const int64_t *block, bool crd) {
+    walk(in, out, block, crd, /*space_to_deep=*/true);
 }
 
 }  // namespace reference

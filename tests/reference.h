@@ -1,27 +1,34 @@
 // The test reference: a scalar SpaceToDepth / DepthToSpace written straight from docs/SPEC.md
-// sections 1-3, one element at a time over logical coordinates. It shares no index code with the
-// runtime's view algebra (runtime/view_algebra.cpp), so one bug cannot hide in both.
+// sections 1-3, one element at a time over logical coordinates, at spatial rank 1, 2 and 3. It
+// shares no index code with the runtime's view algebra (runtime/view_algebra.cpp), so one bug
+// cannot hide in both.
 #pragma once
 
 #include <cstdint>
 
 namespace reference {
 
-enum class Layout { NHWC, NCHW, NCHW_VECT_C };
+// Channels last, channels first, or channels in groups of `lanes` ([N, C/k, spatial..., k]).
+enum class Layout { ChannelsLast, ChannelsFirst, Blocked };
+
+constexpr int kMaxDims = 5;
 
 struct TensorRef {
     uint8_t *data;
     int elem_bytes;
     Layout layout;
-    int64_t dims[4];     // N, C, H, W
-    int64_t strides[4];  // elements; NCHW_VECT_C: C's stride steps a group of 4 channels
+    int lanes;                  // Blocked: channels per group (4, 8 or 16)
+    int ndim;                   // 3, 4 or 5
+    int64_t dims[kMaxDims];     // N, C, spatial...
+    int64_t strides[kMaxDims];  // elements; Blocked: C's stride steps a group
 };
 
-// Byte offset of logical element (n, c, h, w).
-int64_t byte_offset(const TensorRef &t, int64_t n, int64_t c, int64_t h, int64_t w);
+// Byte offset of the logical element at coord (ndim entries: n, c, spatial...).
+int64_t byte_offset(const TensorRef &t, const int64_t *coord);
 
-// out = depth_to_space(in) or space_to_depth(in); crd selects the CRD order, else DCR.
-void depth_to_space(const TensorRef &in, const TensorRef &out, int64_t bh, int64_t bw, bool crd);
-void space_to_depth(const TensorRef &in, const TensorRef &out, int64_t bh, int64_t bw, bool crd);
+// out = depth_to_space(in) or space_to_depth(in); block has ndim-2 sizes, outermost first; crd
+// selects the CRD order, else DCR.
+void depth_to_space(const TensorRef &in, const TensorRef &out, const int64_t *block, bool crd);
+void space_to_depth(const TensorRef &in, const TensorRef &out, const int64_t *block, bool crd);
 
 }  // namespace reference

@@ -30,6 +30,14 @@ def random_array(shape, dtype, rng):
     return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
 
 
+# The CLI takes the layouts' rank spellings; the numpy reference knows the canonical names.
+ALIASES = {"NWC": "NHWC", "NDHWC": "NHWC", "NCW": "NCHW", "NCDHW": "NCHW", "NCDHWc8": "NCHWc8", "NCDHWc4": "NCHWc4"}
+
+
+def canonical(layout):
+    return ALIASES.get(layout, layout)
+
+
 class CliTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -67,12 +75,21 @@ class CliTest(unittest.TestCase):
             ("space_to_depth", "2", "CRD", "NCHW_VECT_C", None, np.int8, (1, 4, 6, 4)),
             ("depth_to_space", "2", "CRD", "NCHW_VECT_C", "NHWC", np.int8, (2, 16, 3, 3)),
             ("space_to_depth", "1", "DCR", "NCHW", None, np.bool_, (1, 3, 3, 3)),
+            # Spatial rank 1 and 3 (the rank comes from the .npy), and the blocked layouts.
+            ("space_to_depth", "4", "DCR", "NWC", None, np.float32, (2, 3, 12)),
+            ("depth_to_space", "3", "CRD", "NCW", "NWC", np.int16, (1, 6, 5)),
+            ("space_to_depth", "2x2x2", "DCR", "NDHWC", None, np.float32, (1, 3, 4, 6, 2)),
+            ("depth_to_space", "2x1x3", "CRD", "NCDHW", "NDHWC", np.uint8, (2, 12, 2, 3, 2)),
+            ("depth_to_space", "2", "DCR", "NCHWc16", "NCHW", np.float32, (1, 16, 3, 5)),
+            ("space_to_depth", "2", "CRD", "NCHWc8", "NCHWc16", np.float16, (1, 8, 4, 6)),
+            ("depth_to_space", "2", "DCR", "NCDHWc8", "NCDHWc4", np.float64, (1, 32, 2, 2, 3)),
         ]
         for op, block, order, layout, out_layout, dtype, dims in cases:
             with self.subTest(op=op, block=block, order=order, layout=layout, out_layout=out_layout, dtype=dtype):
-                x = random_array(npy_shape(dims, layout), dtype, self.rng)
-                bh, bw = (int(v) for v in (block.split("x") if "x" in block else (block, block)))
-                want = reference(x, op, bh, bw, order, layout, out_layout or layout)
+                x = random_array(npy_shape(dims, canonical(layout)), dtype, self.rng)
+                rank = len(dims) - 2
+                sizes = tuple(int(v) for v in block.split("x")) if "x" in block else (int(block),) * rank
+                want = reference(x, op, sizes, order, canonical(layout), canonical(out_layout or layout))
                 got = self.run_op(x, op, block, order, layout, out_layout)
                 self.assertEqual(got.dtype, x.dtype)
                 self.assertEqual(got.shape, want.shape)
@@ -91,10 +108,10 @@ class CliTest(unittest.TestCase):
     def test_dtype_override_for_types_numpy_lacks(self):
         x = random_array((1, 2, 4, 8), np.uint16, self.rng)  # bfloat16 bits
         got = self.run_op(x, "space_to_depth", "2", "DCR", "NCHW", dtype="bfloat16")
-        self.assertTrue(np.array_equal(got, reference(x, "space_to_depth", 2, 2, "DCR", "NCHW", "NCHW")))
+        self.assertTrue(np.array_equal(got, reference(x, "space_to_depth", 2, "DCR", "NCHW", "NCHW")))
         q = random_array((1, 1, 2, 2, 4), np.int8, self.rng)  # qint8, NCHW_VECT_C
         got = self.run_op(q, "space_to_depth", "2", "DCR", "NCHW_VECT_C", dtype="qint8")
-        self.assertTrue(np.array_equal(got, reference(q, "space_to_depth", 2, 2, "DCR", "NCHW_VECT_C", "NCHW_VECT_C")))
+        self.assertTrue(np.array_equal(got, reference(q, "space_to_depth", 2, "DCR", "NCHW_VECT_C", "NCHW_VECT_C")))
 
     def expect_failure(self, args, fragment, out="out.npy"):
         target = self.path(out)
@@ -121,8 +138,15 @@ class CliTest(unittest.TestCase):
         self.expect_failure(base + ["--in", self.path("corrupt.npy")], "not a .npy file")
         pathlib.Path(self.path("header.npy")).write_bytes(data[:10] + b"{'descr': <f4 garbage" + data[40:])
         self.expect_failure(base + ["--in", self.path("header.npy")], "corrupt header")
-        np.save(self.path("rank3.npy"), random_array((4, 4, 1), np.float32, self.rng))
-        self.expect_failure(base + ["--in", self.path("rank3.npy")], "needs rank 4")
+        np.save(self.path("rank2.npy"), random_array((4, 4), np.float32, self.rng))
+        self.expect_failure(base + ["--in", self.path("rank2.npy")], "[N,W,C], [N,H,W,C] or [N,D,H,W,C]")
+        np.save(self.path("rank6.npy"), random_array((1, 2, 2, 2, 2, 1), np.float32, self.rng))
+        self.expect_failure(base + ["--in", self.path("rank6.npy")], "does not fit layout NHWC")
+        # A rank-3 file with a rank-2 block: block_d is missing, and the message names it.
+        np.save(self.path("vol.npy"), random_array((1, 2, 4, 4, 1), np.float32, self.rng))
+        self.expect_failure(base[:4] + ["2x2"] + base[5:] + ["--in", self.path("vol.npy")], "block_d=0")
+        self.expect_failure(["run", "--op", "space_to_depth", "--layout", "NCHWc32", "--in", self.path("vol.npy"),
+                             "--out", self.path("out.npy")], "is not one of")
         np.save(self.path("dt.npy"), np.zeros((1, 4, 4, 1), dtype="datetime64[s]"))
         self.expect_failure(base + ["--in", self.path("dt.npy")], "corrupt header")
         self.expect_failure(base + ["--in", self.path("good.npy"), "--dtype", "bfloat16"], "has 2 bytes")
@@ -131,7 +155,7 @@ class CliTest(unittest.TestCase):
         self.expect_failure(base + ["--in", self.path("fortran.npy")], "Fortran-order")
         np.save(self.path("f32.npy"), random_array((1, 4, 2, 2), np.float32, self.rng))
         self.expect_failure(["run", "--op", "depth_to_space", "--block", "2", "--layout", "NCHW_VECT_C",
-                             "--in", self.path("f32.npy"), "--out", self.path("out.npy")], "rank 5")
+                             "--in", self.path("f32.npy"), "--out", self.path("out.npy")], "with k=4")
         self.expect_failure(["run", "--op", "space_to_depth", "--block", "2", "--layout", "NHWC",
                              "--in", self.path("good.npy"), "--out", "/nonexistent-dir/out.npy"],
                             "cannot create output file", out="/nonexistent-dir/out.npy")
@@ -159,6 +183,13 @@ class CliTest(unittest.TestCase):
         r = self.cli("bench", "--op", "depth_to_space", "--shape", "1,6,32,32", "--block", "2")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("C % (bh*bw) == 0", r.stderr)
+        # Rank 3: the block and shape as given, in JSON.
+        r = self.cli("bench", "--op", "space_to_depth", "--shape", "1,4,8,8,8", "--block", "2x2x2", "--layout",
+                     "NDHWC", "--threads", "1", "--rounds", "1", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        self.assertEqual(j["block"], [2, 2, 2])
+        self.assertEqual(j["shape"], [1, 4, 8, 8, 8])
 
     def test_info(self):
         r = self.cli("info", "--op", "space_to_depth", "--shape", "1,16,64,64", "--layout", "NCHW", "--block", "2")
@@ -170,6 +201,10 @@ class CliTest(unittest.TestCase):
         self.assertIn("kernel targets", r.stdout)
         self.assertIn("CPU features seen", r.stdout)
         self.assertIn("call: general u32 kernel", r.stdout)
+        r = self.cli("info", "--op", "depth_to_space", "--shape", "1,32,8,8", "--layout", "NCHWc8", "--block", "2",
+                     "--order", "CRD")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"call: .* kernel, dims")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,9 @@ TEST(GpuPlan, FitsTheGridAndCoversEveryElement) {
         Problem problem;
         const spacedepth::Status valid = validate(params, in, out, &problem);
         ASSERT_TRUE(valid.ok()) << valid.message();
-        const Plan plan = normalize(problem, build_view(problem), Device::Cuda);
+        View view;
+        ASSERT_TRUE(build_view(problem, &view).ok());
+        const Plan plan = normalize(problem, view, Device::Cuda);
         const std::string what = describe_plan(plan);
         ASSERT_TRUE(plan.device == Device::Cuda && plan.family != KernelFamily::Small) << what;
 

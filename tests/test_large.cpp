@@ -58,13 +58,15 @@ TEST(LargeTensors, DimensionOver2To31AndOver2GiB) {
     ASSERT_TRUE(s.ok()) << s.message();
 
     // docs/SPEC.md section 2, DCR: out(n, c, h*bh + by, w*bw + bx) = in(n, (by*bw + bx)*C + c, h, w).
-    const reference::TensorRef in_ref{in.get(), 1, reference::Layout::NCHW, {1, 2, 1, w}, {2 * w, w, w, 1}};
+    const reference::TensorRef in_ref{in.get(),        1, reference::Layout::ChannelsFirst, 1, 4, {1, 2, 1, w},
+                                      {2 * w, w, w, 1}};
     const reference::TensorRef out_ref{
-        out.get(), 1, reference::Layout::NCHW, {1, 1, 1, 2 * w}, {2 * w, 2 * w, 2 * w, 1}};
+        out.get(), 1, reference::Layout::ChannelsFirst, 1, 4, {1, 1, 1, 2 * w}, {2 * w, 2 * w, 2 * w, 1}};
     auto check = [&](int64_t x) {  // x: the output column
         const int64_t bx = x % 2, wd = x / 2;
-        const uint8_t want = in[reference::byte_offset(in_ref, 0, bx, 0, wd)];
-        const uint8_t got = out[reference::byte_offset(out_ref, 0, 0, 0, x)];
+        const int64_t in_coord[4] = {0, bx, 0, wd}, out_coord[4] = {0, 0, 0, x};
+        const uint8_t want = in[reference::byte_offset(in_ref, in_coord)];
+        const uint8_t got = out[reference::byte_offset(out_ref, out_coord)];
         return want == got
                    ? std::string()
                    : "column " + std::to_string(x) + ": got " + std::to_string(got) + ", want " + std::to_string(want);

@@ -1,7 +1,9 @@
 // Every cell of the semantic matrix (op x order x input layout x output layout x element width)
 // against the independent reference, over randomised shapes: blocks 1-5 and rectangular, H != W,
 // odd sizes, 1-pixel rows and columns, batch > 1, channel counts off the vector width, strided
-// views, one and several threads. Plus the round trip in both directions.
+// views, one and several threads. Plus the round trip in both directions. A second matrix runs
+// spatial rank 1 and 3 over the channels-last, channels-first and blocked layouts, and rank 2
+// over every pair with a blocked side (NCHWc4/8/16), each cell over every element width.
 #include "runtime/tuning.h"
 #include "tests/harness.h"
 
@@ -34,9 +36,14 @@ struct Case {
 std::string describe(const Params &p, const Case &c, DType dtype, Layout in, Layout out) {
     std::ostringstream s;
     s << spacedepth::op_name(p.op) << " " << spacedepth::order_name(p.order) << " " << spacedepth::layout_name(in)
-      << "->" << spacedepth::layout_name(out) << " " << spacedepth::dtype_name(dtype) << " space dims [" << c.space[0]
-      << "," << c.space[1] << "," << c.space[2] << "," << c.space[3] << "] block " << c.block.h << "x" << c.block.w
-      << (c.strided ? " strided" : " dense") << " threads " << c.threads;
+      << "->" << spacedepth::layout_name(out) << " " << spacedepth::dtype_name(dtype) << " space dims [";
+    for (size_t i = 0; i < c.space.size(); i++) s << (i ? "," : "") << c.space[i];
+    int64_t block[3];
+    const int rank = static_cast<int>(c.space.size()) - 2;
+    block_sizes(p, rank, block);
+    s << "] block ";
+    for (int i = 0; i < rank; i++) s << (i ? "x" : "") << block[i];
+    s << (c.strided ? " strided" : " dense") << " threads " << c.threads;
     return s.str();
 }
 
@@ -45,7 +52,7 @@ std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DT
                      std::mt19937_64 &rng) {
     const Params p{op, c.block, order, c.threads};
     const Params inverse{op == Op::SpaceToDepth ? Op::DepthToSpace : Op::SpaceToDepth, c.block, order, c.threads};
-    const Dims deep{c.space[0], c.space[1] * c.block.h * c.block.w, c.space[2] / c.block.h, c.space[3] / c.block.w};
+    const Dims deep = deep_dims(c.space, p);
     const Dims in_dims = op == Op::SpaceToDepth ? c.space : deep;
     const Dims out_dims = op == Op::SpaceToDepth ? deep : c.space;
 
@@ -158,5 +165,97 @@ std::string cell_name(const ::testing::TestParamInfo<Cell> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCells, Matrix, ::testing::ValuesIn(all_cells()), cell_name);
+
+// Spatial rank 1 and 3, and rank 2 with blocked layouts: (op, order, rank, input, output).
+using RankCell = std::tuple<Op, Order, int, Layout, Layout>;
+
+class RankMatrix : public ::testing::TestWithParam<RankCell> {};
+
+// A space-side shape of the rank with `c` channels: dims as multiples of the block.
+Dims space_dims(int rank, int64_t n, int64_t c, const int64_t *block, const int64_t *blocks) {
+    Dims d = rank == 1 ? Dims{n, c, 1} : rank == 2 ? Dims{n, c, 1, 1} : Dims{n, c, 1, 1, 1};
+    for (int i = 0; i < rank; i++) d[2 + i] = block[i] * blocks[i];
+    return d;
+}
+
+Block make_block(int rank, const int64_t *b) {
+    return rank == 1 ? Block(1, b[0]) : rank == 2 ? Block(b[0], b[1]) : Block(b[0], b[1], b[2]);
+}
+
+TEST_P(RankMatrix, MatchesReference) {
+    const auto [op, order, rank, in_layout, out_layout] = GetParam();
+    std::mt19937_64 rng(std::hash<std::string>{}(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    auto pick = [&rng](std::initializer_list<int64_t> v) { return *(v.begin() + rng() % v.size()); };
+    const bool vect_c = in_layout == Layout::NCHW_VECT_C || out_layout == Layout::NCHW_VECT_C;
+    const int64_t space_lanes = lanes(op == Op::SpaceToDepth ? in_layout : out_layout);
+    const int64_t deep_lanes = lanes(op == Op::SpaceToDepth ? out_layout : in_layout);
+
+    std::vector<Case> cases;
+    for (int i = 0; i < 14; i++) {
+        const bool square = i % 4 == 3;  // Block(b): the same size along every spatial dim
+        int64_t block[3], blocks[3], volume = 1;
+        for (int k = 0; k < rank; k++) {
+            block[k] = i == 0 ? 1 : square && k > 0 ? block[0] : rank == 3 ? pick({1, 2, 3}) : pick({1, 2, 3, 4, 5});
+            blocks[k] = i == 1 ? 1 : rank == 3 ? pick({1, 2, 3}) : pick({1, 2, 3, 5, 9});
+            volume *= block[k];
+        }
+        // Channel counts both sides' groups divide: off the group size where they allow it (the
+        // channel split then enumerates fragments), and multiples of 16 (no fragment at all).
+        int64_t c = 0;
+        for (int64_t candidate : {pick({1, 2, 3, 5, 6, 12, 27}), pick({4, 8, 12, 20, 24}), pick({16, 32, 48})}) {
+            if (c == 0 && candidate % space_lanes == 0 && candidate * volume % deep_lanes == 0) c = candidate;
+        }
+        if (c == 0) c = 16;
+        Case cs;
+        cs.space = space_dims(rank, pick({1, 1, 2}), c, block, blocks);
+        cs.block = square ? Block(block[0]) : make_block(rank, block);
+        cs.strided = i % 2 == 1;
+        cs.threads = i % 5 == 2 ? 2 : i % 5 == 3 ? 1 : 0;
+        cases.push_back(cs);
+    }
+    // Large enough for the parallel path, and a zero-size tensor.
+    {
+        const int64_t block[3] = {2, 2, 2}, blocks[3] = {rank == 1 ? 2048 : rank == 2 ? 40 : 8, 12, 14};
+        cases.push_back({space_dims(rank, 1, 16, block, blocks), Block(2), rank != 2, 2});
+        Case empty{space_dims(rank, 0, 16, block, blocks), Block(2)};
+        cases.push_back(empty);
+    }
+    for (size_t k = 0; k < cases.size(); k++) {
+        const Case &c = cases[k];
+        const int widths[] = {1, 2, 4, 8, 16};
+        const DType dtype =
+            vect_c ? dtype_for_width(1, static_cast<int>(k)) : dtype_for_width(widths[k % 5], static_cast<int>(k / 5));
+        const std::string failure = run_case(op, order, in_layout, out_layout, dtype, c, rng);
+        ASSERT_TRUE(failure.empty()) << failure;
+    }
+}
+
+std::vector<RankCell> rank_cells() {
+    const Layout layouts[] = {Layout::NHWC, Layout::NCHW, Layout::NCHWc4, Layout::NCHWc8, Layout::NCHWc16};
+    auto blocked = [](Layout l) { return lanes(l) > 1; };
+    std::vector<RankCell> cells;
+    for (Op op : {Op::SpaceToDepth, Op::DepthToSpace})
+        for (Order order : {Order::DCR, Order::CRD})
+            for (int rank : {1, 2, 3})
+                for (Layout in : layouts)
+                    for (Layout out : layouts) {
+                        if (rank != 2 || blocked(in) || blocked(out)) cells.emplace_back(op, order, rank, in, out);
+                    }
+    // NCHW_VECT_C at ranks 1 and 3, against the plain layouts.
+    for (Op op : {Op::SpaceToDepth, Op::DepthToSpace})
+        for (int rank : {1, 3}) {
+            cells.emplace_back(op, Order::CRD, rank, Layout::NCHW_VECT_C, Layout::NHWC);
+            cells.emplace_back(op, Order::DCR, rank, Layout::NCHW, Layout::NCHW_VECT_C);
+        }
+    return cells;
+}
+
+std::string rank_cell_name(const ::testing::TestParamInfo<RankCell> &info) {
+    const auto [op, order, rank, in, out] = info.param;
+    return std::string(op == Op::SpaceToDepth ? "S2D" : "D2S") + "_" + spacedepth::order_name(order) + "_rank" +
+           std::to_string(rank) + "_" + spacedepth::layout_name(in) + "_to_" + spacedepth::layout_name(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, RankMatrix, ::testing::ValuesIn(rank_cells()), rank_cell_name);
 
 }  // namespace

@@ -20,15 +20,16 @@ sd_tensor as_c(const spacedepth::Tensor &t) {
     c.data = t.data;
     c.dtype = static_cast<sd_dtype>(t.dtype);
     c.layout = static_cast<sd_layout>(t.layout);
-    for (int i = 0; i < 4; i++) {
+    c.ndim = t.dims.ndim();
+    for (size_t i = 0; i < t.dims.size(); i++) {
         c.dims[i] = t.dims[i];
         c.strides[i] = t.strides[i];
     }
     return c;
 }
 
-sd_params as_c(const Params &p) {
-    return {static_cast<sd_op>(p.op), p.block.h, p.block.w, static_cast<sd_order>(p.order), p.threads};
+sd_params as_c(const Params &p) {  // a rank-2 call's
+    return {static_cast<sd_op>(p.op), p.block.h, p.block.w, static_cast<sd_order>(p.order), p.threads, 0};
 }
 
 // Random calls over ops, orders, layouts (fused conversions included), widths, blocks and strided
@@ -135,6 +136,67 @@ TEST(Plan, HostileArguments) {
     ASSERT_EQ(sd_plan_create(&p, &empty_in, &empty_out, &plan), SD_OK) << sd_last_error();
     EXPECT_EQ(sd_plan_run(plan, nullptr, nullptr), SD_OK);
     sd_plan_destroy(plan);
+}
+
+// The rank-generic descriptor from hostile C callers: ndim and block_d out of range, garbage past
+// ndim, mismatched ranks; every one refused with its rule, *plan NULL, nothing read past the arrays.
+TEST(Plan, HostileRankDescriptors) {
+    TestTensor in = make_tensor(DType::Float32, Layout::NCHW, {1, 8, 2, 2, 2});
+    TestTensor out = make_tensor(DType::Float32, Layout::NCHW, {1, 1, 4, 4, 4});
+    const sd_params p{SD_DEPTH_TO_SPACE, 2, 2, SD_ORDER_CRD, 0, 2};
+    const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
+    sd_plan *plan = reinterpret_cast<sd_plan *>(&plan);
+    struct Bad {
+        int in_ndim, out_ndim;
+        int64_t block_d;
+        const char *rule;
+    };
+    const Bad cases[] = {
+        {0, 5, 2, "ndim must be 3, 4 or 5"},
+        {INT32_MIN, 5, 2, "got -2147483648"},
+        {6, 6, 2, "ndim must be 3, 4 or 5"},
+        {5, 4, 2, "output ndim 4 differs from input ndim 5"},
+        {5, 5, 0, "block_d=0"},
+        {5, 5, -1, "block sizes must be >= 1"},
+        {4, 4, 2, "block_d=2 but 4-dim tensors"},
+        {5, 5, INT64_MAX, "block volume bd*bh*bw overflows"},
+    };
+    for (const Bad &b : cases) {
+        sd_tensor i = cin, o = cout;
+        i.ndim = b.in_ndim;
+        o.ndim = b.out_ndim;
+        sd_params q = p;
+        q.block_d = b.block_d;
+        plan = reinterpret_cast<sd_plan *>(&plan);
+        EXPECT_NE(sd_plan_create(&q, &i, &o, &plan), SD_OK) << b.rule;
+        EXPECT_EQ(plan, nullptr);
+        EXPECT_NE(std::string(sd_last_error()).find(b.rule), std::string::npos) << sd_last_error();
+        EXPECT_NE(sd_run(&q, &i, &o), SD_OK) << b.rule;
+    }
+    for (uint8_t v : out.storage) ASSERT_EQ(v, kSentinel);
+    // Entries past ndim are ignored: garbage there changes nothing.
+    TestTensor in4 = make_tensor(DType::Float32, Layout::NCHW, {1, 8, 2, 2});
+    TestTensor out4 = make_tensor(DType::Float32, Layout::NCHW, {1, 2, 4, 4});
+    fill_unique(in4);
+    sd_tensor i4 = as_c(in4.tensor), o4 = as_c(out4.tensor);
+    i4.dims[4] = o4.dims[4] = -7;
+    i4.strides[4] = o4.strides[4] = INT64_MIN;
+    const sd_params p4{SD_DEPTH_TO_SPACE, 2, 2, SD_ORDER_CRD, 0, 0};
+    ASSERT_EQ(sd_run(&p4, &i4, &o4), SD_OK) << sd_last_error();
+    EXPECT_EQ(compare(out4, expected_output(Params{Op::DepthToSpace, Block(2), Order::CRD, 0}, in4, out4)), "");
+    // The C helpers at every rank, and their hostile inputs.
+    int64_t dims[5];
+    const int64_t in_dims[5] = {1, 8, 2, 2, 2};
+    EXPECT_EQ(sd_output_dims_nd(&p, 5, in_dims, dims), SD_OK);
+    EXPECT_EQ(sd_output_dims_nd(&p, 5, nullptr, dims), SD_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(sd_output_dims_nd(&p, 5, in_dims, nullptr), SD_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(sd_output_dims_nd(&p, -3, in_dims, dims), SD_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(sd_output_dims_nd(&p, 99, in_dims, dims), SD_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(sd_tensor_init_dense_nd(nullptr, nullptr, SD_FLOAT32, SD_LAYOUT_NCHW, 5, in_dims),
+              SD_ERROR_INVALID_ARGUMENT);
+    sd_tensor t;
+    EXPECT_EQ(sd_tensor_init_dense_nd(&t, nullptr, SD_FLOAT32, static_cast<sd_layout>(9), 5, in_dims),
+              SD_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(Plan, MovesAndRecreates) {

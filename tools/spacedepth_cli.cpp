@@ -50,15 +50,25 @@ void add_call_options(CLI::App *cmd, CallOptions &o, bool op_required) {
     auto *op =
         cmd->add_option("--op", o.op, "space_to_depth or depth_to_space")->check(CLI::IsMember(names_of(op_name)));
     if (op_required) op->required();
-    cmd->add_option("--block", o.block, "block size B, or BHxBW for a rectangular block")->capture_default_str();
+    cmd->add_option("--block", o.block,
+                    "block size B (square, at the input's spatial rank), BHxBW (rank 2) or BDxBHxBW (rank 3)")
+        ->capture_default_str();
     cmd->add_option("--order", o.order, "DCR or CRD")
         ->check(CLI::IsMember(names_of(order_name)))
         ->capture_default_str();
-    cmd->add_option("--layout", o.layout, "input layout")
-        ->check(CLI::IsMember(names_of(layout_name)))
+    // The layouts' names and their spellings at ranks 1 and 3 (NWC, NCDHW, NCDHWc16, nChw16c, ...).
+    const auto known_layout = [](const std::string &name) {
+        Layout l;
+        std::string all;
+        for (const std::string &n : names_of(layout_name)) all += (all.empty() ? "" : ", ") + n;
+        return layout_from_name(name, &l) ? std::string() : "layout '" + name + "' is not one of " + all;
+    };
+    cmd->add_option("--layout", o.layout,
+                    "input layout: NHWC (channels last: NWC, NDHWC), NCHW (channels first: NCW, NCDHW), "
+                    "NCHWc4/8/16 (blocked channels), NCHW_VECT_C")
+        ->check(known_layout)
         ->capture_default_str();
-    cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")
-        ->check(CLI::IsMember(names_of(layout_name)));
+    cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")->check(known_layout);
     cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N")
         ->check(CLI::NonNegativeNumber);
 }
@@ -70,14 +80,16 @@ Params parse_params(const CallOptions &o) {
     p.op = parse_name(o.op, op_from_name);
     p.order = parse_name(o.order, order_from_name);
     p.threads = o.threads;
-    long long bh = 0, bw = 0;
+    long long bd = 0, bh = 0, bw = 0;
     char tail = 0;
-    if (std::sscanf(o.block.c_str(), "%lldx%lld%c", &bh, &bw, &tail) == 2) {
+    if (std::sscanf(o.block.c_str(), "%lldx%lldx%lld%c", &bd, &bh, &bw, &tail) == 3) {
+        p.block = Block(bd, bh, bw);
+    } else if (std::sscanf(o.block.c_str(), "%lldx%lld%c", &bh, &bw, &tail) == 2) {
         p.block = Block(bh, bw);
     } else if (std::sscanf(o.block.c_str(), "%lld%c", &bh, &tail) == 1) {
         p.block = Block(bh);
     } else {
-        throw CliError("--block must be B or BHxBW (for example 2 or 2x3): got '" + o.block + "'");
+        throw CliError("--block must be B, BHxBW or BDxBHxBW (for example 2, 2x3 or 2x2x2): got '" + o.block + "'");
     }
     return p;
 }
@@ -90,30 +102,68 @@ DType parse_dtype(const std::string &name) {
     return d;
 }
 
-// The .npy shape of a tensor with logical dims in a layout, and back.
-std::vector<int64_t> npy_shape(const Dims &d, Layout l) {
+int layout_lanes(Layout l) {
     switch (l) {
-    case Layout::NHWC: return {d[0], d[2], d[3], d[1]};
-    case Layout::NCHW: return {d[0], d[1], d[2], d[3]};
-    default: return {d[0], d[1] / 4, d[2], d[3], 4};
+    case Layout::NCHW_VECT_C:
+    case Layout::NCHWc4: return 4;
+    case Layout::NCHWc8: return 8;
+    case Layout::NCHWc16: return 16;
+    default: return 1;
     }
 }
 
+// The .npy shape of a tensor with logical dims (N, C, spatial...) in a layout, and back:
+// channels last [N, spatial..., C], channels first [N, C, spatial...], blocked [N, C/k, spatial..., k].
+std::vector<int64_t> npy_shape(const Dims &d, Layout l) {
+    const std::vector<int64_t> spatial(d.begin() + 2, d.end());
+    std::vector<int64_t> s = {d[0]};
+    if (l == Layout::NHWC) {
+        s.insert(s.end(), spatial.begin(), spatial.end());
+        s.push_back(d[1]);
+        return s;
+    }
+    const int k = layout_lanes(l);
+    s.push_back(d[1] / k);
+    s.insert(s.end(), spatial.begin(), spatial.end());
+    if (k > 1) s.push_back(k);
+    return s;
+}
+
 Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &path) {
-    const size_t rank = l == Layout::NCHW_VECT_C ? 5 : 4;
-    if (s.size() != rank || (l == Layout::NCHW_VECT_C && s[4] != 4)) {
-        const char *want = l == Layout::NHWC   ? "rank 4 [N,H,W,C]"
-                           : l == Layout::NCHW ? "rank 4 [N,C,H,W]"
-                                               : "rank 5 [N,C/4,H,W,4]";
+    const int k = layout_lanes(l);
+    const size_t extra = k > 1 ? 1 : 0;  // the lane dim
+    if (s.size() < 3 + extra || s.size() > 5 + extra || (k > 1 && s.back() != k)) {
+        const std::string want = l == Layout::NHWC   ? "[N,W,C], [N,H,W,C] or [N,D,H,W,C]"
+                                 : l == Layout::NCHW ? "[N,C,W], [N,C,H,W] or [N,C,D,H,W]"
+                                                     : "[N,C/k,(D,)(H,)W,k] with k=" + std::to_string(k);
         std::string got;
         for (int64_t v : s) got += (got.empty() ? "" : ",") + std::to_string(v);
         throw CliError(path + ": shape [" + got + "] does not fit layout " + layout_name(l) + ", which needs " + want);
     }
-    switch (l) {
-    case Layout::NHWC: return {s[0], s[3], s[1], s[2]};
-    case Layout::NCHW: return {s[0], s[1], s[2], s[3]};
-    default: return {s[0], s[1] * 4, s[2], s[3]};
+    const int ndim = static_cast<int>(s.size() - extra);
+    std::vector<int64_t> d = {s[0]};
+    if (l == Layout::NHWC) {
+        d.push_back(s[ndim - 1]);
+        d.insert(d.end(), s.begin() + 1, s.begin() + ndim - 1);
+    } else {
+        d.push_back(s[1] * k);
+        d.insert(d.end(), s.begin() + 2, s.begin() + ndim);
     }
+    return Dims(ndim, d.data());
+}
+
+std::string join(const int64_t *begin, const int64_t *end, const char *sep) {
+    std::string s;
+    for (const int64_t *v = begin; v != end; v++) s += (v == begin ? "" : sep) + std::to_string(*v);
+    return s;
+}
+
+// The block's sizes at the call's spatial rank, outermost first.
+std::vector<int64_t> block_sizes(const Params &p, int rank) {
+    const Block &b = p.block;
+    if (b.square) return std::vector<int64_t>(rank, b.w);
+    const int64_t all[3] = {b.d, b.h, b.w};
+    return std::vector<int64_t>(all + 3 - rank, all + 3);
 }
 
 // A call on dense tensors described by the options and the input's logical shape.
@@ -130,7 +180,7 @@ DenseCall resolve_dense_call(const CallOptions &o, const std::vector<int64_t> &s
     c.in_layout = parse_layout(o.layout);
     c.out_layout = o.out_layout.empty() ? c.in_layout : parse_layout(o.out_layout);
     c.dtype = parse_dtype(o.dtype.empty() ? "float32" : o.dtype);
-    c.in_dims = {shape[0], shape[1], shape[2], shape[3]};
+    c.in_dims = Dims(static_cast<int>(shape.size()), shape.data());
     if (Status s = output_dims(c.params, c.in_dims, &c.out_dims); !s.ok()) throw CliError(s.message());
     return c;
 }
@@ -218,7 +268,7 @@ void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const 
             {"layout", o.layout},
             {"out_layout", layout_name(c.out_layout)},
             {"dtype", dtype_name(c.dtype)},
-            {"block", {p.block.h, p.block.w}},
+            {"block", block_sizes(p, static_cast<int>(shape.size()) - 2)},
             {"shape", shape},
             {"threads", o.threads},
             {"bytes", bytes},
@@ -233,12 +283,12 @@ void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const 
         };
         std::cout << j.dump() << "\n";
     } else {
-        std::printf(
-            "%s %s %s->%s %s block %lldx%lld shape %lld,%lld,%lld,%lld (%.1f KiB): %.2f GB/s, %s %.2f GB/s, ratio "
-            "%.2f\n",
-            o.op.c_str(), o.order.c_str(), o.layout.c_str(), layout_name(c.out_layout), dtype_name(c.dtype),
-            (long long)p.block.h, (long long)p.block.w, (long long)shape[0], (long long)shape[1], (long long)shape[2],
-            (long long)shape[3], bytes / 1024.0, gbps, yardstick_name.c_str(), memcpy_gbps, gbps / memcpy_gbps);
+        const std::vector<int64_t> block = block_sizes(p, static_cast<int>(shape.size()) - 2);
+        std::printf("%s %s %s->%s %s block %s shape %s (%.1f KiB): %.2f GB/s, %s %.2f GB/s, ratio %.2f\n", o.op.c_str(),
+                    o.order.c_str(), o.layout.c_str(), layout_name(c.out_layout), dtype_name(c.dtype),
+                    join(block.data(), block.data() + block.size(), "x").c_str(),
+                    join(shape.data(), shape.data() + shape.size(), ",").c_str(), bytes / 1024.0, gbps,
+                    yardstick_name.c_str(), memcpy_gbps, gbps / memcpy_gbps);
         if (r.oneshot_seconds > 0) {
             std::printf("  per call: %.0f ns through a plan, %.0f ns one-shot\n", r.seconds * 1e9,
                         r.oneshot_seconds * 1e9);
@@ -324,7 +374,7 @@ int cmd_bench_cuda(const CallOptions &o, const std::vector<int64_t> &shape, bool
 int cmd_info(const CallOptions &o, const std::vector<int64_t> &shape) {
     std::cout << build_info();
     if (!o.op.empty()) {
-        if (shape.size() != 4) throw CliError("info: --shape N,C,H,W is needed with --op");
+        if (shape.size() < 3 || shape.size() > 5) throw CliError("info: --shape N,C,[D,][H,]W is needed with --op");
         const DenseCall c = resolve_dense_call(o, shape);
         // Describe a call on dense tensors at far-apart, aligned addresses; describe_call only
         // validates and plans, it never touches tensor memory.
@@ -347,7 +397,7 @@ int main(int argc, char **argv) {
 
     CallOptions run_o, bench_o, info_o;
     std::string in_path, out_path;
-    auto *run_cmd = app.add_subcommand("run", "run an op on a .npy file");
+    auto *run_cmd = app.add_subcommand("run", "run an op on a .npy file (its rank gives the spatial rank: 1, 2 or 3)");
     add_call_options(run_cmd, run_o, true);
     run_cmd->add_option("--in", in_path, "input .npy")->required();
     run_cmd->add_option("--out", out_path, "output .npy (written only on success)")->required();
@@ -359,9 +409,9 @@ int main(int argc, char **argv) {
     int rounds = 7;
     auto *bench_cmd = app.add_subcommand("bench", "GB/s of one call beside a same-size memcpy, in the same run");
     add_call_options(bench_cmd, bench_o, true);
-    bench_cmd->add_option("--shape", bench_shape, "the input's logical N,C,H,W")
+    bench_cmd->add_option("--shape", bench_shape, "the input's logical dims: N,C,W or N,C,H,W or N,C,D,H,W")
         ->delimiter(',')
-        ->expected(4)
+        ->expected(3, 5)
         ->required();
     bench_cmd->add_option("--dtype", bench_o.dtype, "element type (default float32)");
     bench_cmd->add_option("--rounds", rounds, "timing rounds (median reported)")->check(CLI::PositiveNumber);
@@ -373,7 +423,9 @@ int main(int argc, char **argv) {
     auto *info_cmd = app.add_subcommand(
         "info", "version, kernels, targets, CPU features; with --op and --shape, the variant a call would use");
     add_call_options(info_cmd, info_o, false);
-    info_cmd->add_option("--shape", info_shape, "the input's logical N,C,H,W")->delimiter(',')->expected(4);
+    info_cmd->add_option("--shape", info_shape, "the input's logical dims: N,C,W or N,C,H,W or N,C,D,H,W")
+        ->delimiter(',')
+        ->expected(3, 5);
     info_cmd->add_option("--dtype", info_o.dtype, "element type (default float32)");
 
     try {

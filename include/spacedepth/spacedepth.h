@@ -7,20 +7,34 @@
 //   spacedepth::Status s = spacedepth::space_to_depth(in, out, 2);
 //   if (!s.ok()) std::cerr << s.message() << "\n";
 //
-// Dims are always logical (N, C, H, W), whatever the memory layout. Nothing here throws.
+// Dims are always logical, whatever the memory layout: N, C, then the spatial dims, so (N, C, W),
+// (N, C, H, W) or (N, C, D, H, W) for spatial rank 1, 2 or 3. The block has as many sizes:
+// Block(2) is square at every rank, Block(bh, bw) rank 2, Block(bd, bh, bw) rank 3. Nothing here
+// throws.
 #pragma once
 
 #include "spacedepth/spacedepth_c.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace spacedepth {
 
 enum class Op : int { SpaceToDepth = SD_SPACE_TO_DEPTH, DepthToSpace = SD_DEPTH_TO_SPACE };
 enum class Order : int { DCR = SD_ORDER_DCR, CRD = SD_ORDER_CRD };
-enum class Layout : int { NHWC = SD_LAYOUT_NHWC, NCHW = SD_LAYOUT_NCHW, NCHW_VECT_C = SD_LAYOUT_NCHW_VECT_C };
+// At every spatial rank (sd_layout): NHWC channels last, NCHW channels first, NCHWc4/8/16 blocked
+// channels [N, C/k, spatial..., k], NCHW_VECT_C = NCHWc4 with 1-byte elements.
+enum class Layout : int {
+    NHWC = SD_LAYOUT_NHWC,
+    NCHW = SD_LAYOUT_NCHW,
+    NCHW_VECT_C = SD_LAYOUT_NCHW_VECT_C,
+    NCHWc4 = SD_LAYOUT_NCHWC4,
+    NCHWc8 = SD_LAYOUT_NCHWC8,
+    NCHWc16 = SD_LAYOUT_NCHWC16,
+};
 // clang-format off
 enum class DType : int {
     Bool = SD_BOOL, Int8 = SD_INT8, UInt8 = SD_UINT8, QInt8 = SD_QINT8, QUInt8 = SD_QUINT8,
@@ -31,24 +45,55 @@ enum class DType : int {
 };
 // clang-format on
 
-using Dims = std::array<int64_t, 4>;  // N, C, H, W
+// Logical dims, or strides: N, C, then 1-3 spatial dims. Default: 4 zeros (N, C, H, W).
+// Dims{1, 3, 8, 8} is rank 2; Dims{1, 3, 4, 8, 8} rank 3. More than SD_MAX_NDIM values keep
+// the first SD_MAX_NDIM and a count that validation rejects.
+class Dims {
+public:
+    Dims() = default;
+    Dims(std::initializer_list<int64_t> values) : count_(static_cast<int>(values.size())) {
+        std::copy_n(values.begin(), size(), values_.begin());
+    }
+    Dims(int ndim, const int64_t *values) : count_(ndim < 0 ? 0 : ndim) {
+        std::copy_n(values, size(), values_.begin());
+    }
+    size_t size() const { return static_cast<size_t>(count_ < SD_MAX_NDIM ? count_ : SD_MAX_NDIM); }
+    int ndim() const { return count_; }  // as given: may be out of range
+    int64_t &operator[](size_t i) { return values_[i]; }
+    const int64_t &operator[](size_t i) const { return values_[i]; }
+    int64_t *data() { return values_.data(); }
+    const int64_t *data() const { return values_.data(); }
+    int64_t *begin() { return values_.data(); }
+    int64_t *end() { return values_.data() + size(); }
+    const int64_t *begin() const { return values_.data(); }
+    const int64_t *end() const { return values_.data() + size(); }
+    bool operator==(const Dims &o) const { return count_ == o.count_ && std::equal(begin(), end(), o.begin()); }
+    bool operator!=(const Dims &o) const { return !(*this == o); }
+
+private:
+    std::array<int64_t, SD_MAX_NDIM> values_{};
+    int count_ = 4;
+};
 
 struct Tensor {
     void *data = nullptr;
     DType dtype = DType::Float32;
     Layout layout = Layout::NHWC;
-    Dims dims{};     // N, C, H, W
-    Dims strides{};  // elements per step along N, C, H, W (NCHW_VECT_C: C steps a group of 4)
+    Dims dims{};     // N, C, spatial...
+    Dims strides{};  // elements per step along each logical dim (blocked layouts: C steps a group of k)
 
     // A dense tensor: the strides its layout implies. A size that overflows gives strides that
     // validation rejects with an overflow error.
     static Tensor dense(void *data, DType dtype, Layout layout, const Dims &dims);
 };
 
+// d = 0: no depth given (rank 1 or 2). A square block fills the sizes of the tensors' rank.
 struct Block {
-    int64_t h = 1, w = 1;
-    Block(int64_t b) : h(b), w(b) {}  // NOLINT: a square block converts implicitly
+    int64_t d = 0, h = 1, w = 1;
+    bool square = false;
+    Block(int64_t b) : d(b), h(b), w(b), square(true) {}  // NOLINT: a square block converts implicitly
     Block(int64_t bh, int64_t bw) : h(bh), w(bw) {}
+    Block(int64_t bd, int64_t bh, int64_t bw) : d(bd), h(bh), w(bw) {}
 };
 
 struct Params {
@@ -102,7 +147,7 @@ private:
     detail::PlannedCall *planned_ = nullptr;
 };
 
-// The output dims (N, C, H, W) that params imply for input dims, or an error.
+// The output dims that params imply for input dims (of any rank), or an error.
 Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims);
 
 Status run(const Params &params, const Tensor &in, const Tensor &out);
@@ -129,8 +174,9 @@ std::string build_info();
 void set_num_threads(int threads);  // process-wide; 0 = one per core
 int num_threads();
 
-// Names: "float32", "NCHW_VECT_C", "space_to_depth", "DCR"; nullptr for a value out of range.
-// The *_from_name functions return false for an unknown name.
+// Names: "float32", "NCHWc8", "space_to_depth", "DCR"; nullptr for a value out of range.
+// The *_from_name functions return false for an unknown name; layout_from_name also takes the
+// rank's own spellings (NWC, NDHWC, NCW, NCDHW, NCDHWc16, ...).
 int dtype_size(DType dtype);  // bytes; 0 when out of range
 const char *dtype_name(DType dtype);
 bool dtype_from_name(const std::string &name, DType *dtype);

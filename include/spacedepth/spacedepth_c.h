@@ -35,15 +35,24 @@ typedef enum sd_status {
 
 typedef enum sd_op { SD_SPACE_TO_DEPTH = 0, SD_DEPTH_TO_SPACE = 1, SD_ENUM_RANGE(SD_OP) } sd_op;
 
-/* DirectML's DML_DEPTH_SPACE_ORDER. DCR: deep channel (by*bw + bx)*C + c (TensorFlow, ONNX
- * default). CRD: c*bh*bw + by*bw + bx (PyTorch pixel_shuffle, ONNX mode "CRD"). */
+/* DirectML's DML_DEPTH_SPACE_ORDER; OpenVINO's blocks_first (DCR) and depth_first (CRD). With the
+ * block position k = (bz*bh + by)*bw + bx and its area bd*bh*bw: DCR: deep channel k*C + c
+ * (TensorFlow, ONNX default); CRD: c*area + k (PyTorch pixel_shuffle, ONNX mode "CRD"). */
 typedef enum sd_order { SD_ORDER_DCR = 0, SD_ORDER_CRD = 1, SD_ENUM_RANGE(SD_ORDER) } sd_order;
 
-/* NHWC = [N,H,W,C]; NCHW = [N,C,H,W]; NCHW_VECT_C = [N,C/4,H,W,4], 1-byte elements. */
+/* Memory layouts, at every spatial rank (1: W; 2: H, W; 3: D, H, W):
+ *   NHWC        channels last:  [N, spatial..., C] (NWC, NHWC, NDHWC);
+ *   NCHW        channels first: [N, C, spatial...] (NCW, NCHW, NCDHW);
+ *   NCHWC4/8/16 blocked channels: [N, C/k, spatial..., k] with k = 4, 8 or 16 (oneDNN's nChw8c,
+ *               nChw16c, nCdhw16c), any element width; C must be a multiple of k;
+ *   NCHW_VECT_C NCHWC4 with 1-byte elements only (TensorFlow's name). */
 typedef enum sd_layout {
     SD_LAYOUT_NHWC = 0,
     SD_LAYOUT_NCHW = 1,
     SD_LAYOUT_NCHW_VECT_C = 2,
+    SD_LAYOUT_NCHWC4 = 3,
+    SD_LAYOUT_NCHWC8 = 4,
+    SD_LAYOUT_NCHWC16 = 5,
     SD_ENUM_RANGE(SD_LAYOUT)
 } sd_layout;
 
@@ -60,33 +69,47 @@ typedef enum sd_dtype {
 } sd_dtype;
 /* clang-format on */
 
-/* A tensor: logical dims (N, C, H, W) whatever the layout, and a stride per logical dim in
- * elements. For NCHW_VECT_C, strides[1] is the stride between groups of 4 channels, and the 4
- * channels of a group are adjacent. Strides must be >= 0; sd_tensor_init_dense() fills the
- * strides of a dense tensor. */
+/* The most dims a tensor has: N, C and three spatial dims. */
+#define SD_MAX_NDIM 5
+
+/* A tensor: ndim logical dims, N and C first and then the spatial dims, whatever the layout:
+ * (N, C, W), (N, C, H, W) or (N, C, D, H, W). A stride per logical dim, in elements. For the
+ * blocked layouts (NCHWC4/8/16, NCHW_VECT_C) strides[1] is the stride between groups of k
+ * channels, and the k channels of a group are adjacent. Strides must be >= 0. Entries past ndim
+ * are ignored. sd_tensor_init_dense() and sd_tensor_init_dense_nd() fill a dense tensor. */
 typedef struct sd_tensor {
     void *data;
     sd_dtype dtype;
     sd_layout layout;
-    int64_t dims[4];    /* N, C, H, W */
-    int64_t strides[4]; /* N, C, H, W, in elements */
+    int ndim;                     /* 3, 4 or 5: spatial rank 1, 2 or 3 */
+    int64_t dims[SD_MAX_NDIM];    /* N, C, (D,) (H,) W */
+    int64_t strides[SD_MAX_NDIM]; /* in elements, per logical dim */
 } sd_tensor;
 
+/* The block: block_w at every rank, block_h from rank 2, block_d at rank 3. Each is >= 1 (1 is
+ * the identity along that dim). A block size for a dim the tensors do not have must be 0 or 1,
+ * so a zero-initialised block_d leaves rank-2 code as it was. */
 typedef struct sd_params {
     sd_op op;
-    int64_t block_h; /* >= 1; 1 is the identity copy */
+    int64_t block_h;
     int64_t block_w;
     sd_order order;
     int threads; /* 0: the library setting (sd_set_num_threads); 1: the caller's thread only;
                     N > 1: up to N threads from the process-wide pool */
+    int64_t block_d;
 } sd_params;
 
-/* Fills t as a dense tensor of the given layout. */
+/* Fills t as a dense rank-2 tensor (ndim 4) of the given layout. */
 sd_status sd_tensor_init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout, int64_t n, int64_t c,
                                int64_t h, int64_t w);
+/* Fills t as a dense tensor of ndim (3, 4 or 5) logical dims: N, C, then the spatial dims. */
+sd_status sd_tensor_init_dense_nd(sd_tensor *t, void *data, sd_dtype dtype, sd_layout layout, int ndim,
+                                  const int64_t *dims);
 
-/* The logical output dims (N, C, H, W) that params imply for an input of in_dims. */
+/* The logical output dims (N, C, H, W) that params imply for a rank-2 input of in_dims. */
 sd_status sd_output_dims(const sd_params *params, const int64_t in_dims[4], int64_t out_dims[4]);
+/* The same at any rank: ndim (3, 4 or 5) dims in, ndim out. */
+sd_status sd_output_dims_nd(const sd_params *params, int ndim, const int64_t *in_dims, int64_t *out_dims);
 
 /* Runs params->op from in to out. Validates everything first (docs/SPEC.md section 5). */
 sd_status sd_run(const sd_params *params, const sd_tensor *in, const sd_tensor *out);

@@ -2,12 +2,13 @@
 // asan); ctest fuzz_short runs it for 60 s, `make fuzz` for longer.
 //
 // Each input becomes one sd_run call, and the same call again through a plan (sd_plan_create,
-// sd_plan_run), which must agree with it exactly: op, order, layouts, dtypes, block and threads from the full
-// range of their types (out-of-range enums, zero, negative and huge values included); dims and
-// strides small, dense, padded, random or huge enough to overflow; null data, and input and output
-// in one overlapping buffer. Memory is real and exactly as large as each tensor's span (so ASan
-// sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors
-// would need more are made only if they overflow 64 bits, since then no memory is touched.
+// sd_plan_run), which must agree with it exactly: op, order, layouts (the blocked ones included),
+// dtypes, ndim (3-5 and out of range, the two tensors' sometimes different), block (block_d too)
+// and threads from the full range of their types (out-of-range enums, zero, negative and huge
+// values included); dims and strides small, dense, padded, random or huge enough to overflow;
+// null data, and input and output in one overlapping buffer. Memory is real and exactly as large as each tensor's span
+// (so ASan sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors would need more
+// are made only if they overflow 64 bits, since then no memory is touched.
 //
 // What must hold, checked here with rules written from docs/SPEC.md section 5 (not the runtime's code):
 //   - the call returns, whatever the input (no crash, no sanitizer report, no hang);
@@ -25,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -33,17 +35,33 @@ namespace {
 constexpr int64_t kMaxBufferBytes = 1 << 20;
 
 [[noreturn]] void fail(const char *what, const sd_params &p, const sd_tensor &in, const sd_tensor &out, sd_status s) {
-    std::fprintf(stderr, "FUZZ FAILURE: %s\n  status %d (%s): %s\n  op %d order %d block %lld x %lld threads %d\n",
-                 what, static_cast<int>(s), sd_status_name(s), sd_last_error(), p.op, p.order,
-                 static_cast<long long>(p.block_h), static_cast<long long>(p.block_w), p.threads);
+    std::fprintf(
+        stderr, "FUZZ FAILURE: %s\n  status %d (%s): %s\n  op %d order %d block d %lld h %lld w %lld threads %d\n",
+        what, static_cast<int>(s), sd_status_name(s), sd_last_error(), p.op, p.order, static_cast<long long>(p.block_d),
+        static_cast<long long>(p.block_h), static_cast<long long>(p.block_w), p.threads);
     for (const sd_tensor *t : {&in, &out}) {
-        std::fprintf(stderr, "  %s: dtype %d layout %d dims %lld %lld %lld %lld strides %lld %lld %lld %lld data %p\n",
-                     t == &in ? "in " : "out", t->dtype, t->layout, (long long)t->dims[0], (long long)t->dims[1],
-                     (long long)t->dims[2], (long long)t->dims[3], (long long)t->strides[0], (long long)t->strides[1],
-                     (long long)t->strides[2], (long long)t->strides[3], t->data);
+        std::fprintf(stderr, "  %s: dtype %d layout %d ndim %d dims", t == &in ? "in " : "out", t->dtype, t->layout,
+                     t->ndim);
+        for (int i = 0; i < SD_MAX_NDIM; i++) std::fprintf(stderr, " %lld", static_cast<long long>(t->dims[i]));
+        std::fprintf(stderr, " strides");
+        for (int i = 0; i < SD_MAX_NDIM; i++) std::fprintf(stderr, " %lld", static_cast<long long>(t->strides[i]));
+        std::fprintf(stderr, " data %p\n", t->data);
     }
     std::abort();
 }
+
+// Channels per group: docs/SPEC.md section 1's layouts.
+int64_t lanes_of(sd_layout l) {
+    return l == SD_LAYOUT_NCHW_VECT_C || l == SD_LAYOUT_NCHWC4 ? 4
+           : l == SD_LAYOUT_NCHWC8                             ? 8
+           : l == SD_LAYOUT_NCHWC16                            ? 16
+                                                               : 1;
+}
+
+bool ndim_ok(int ndim) { return ndim >= 3 && ndim <= SD_MAX_NDIM; }
+
+// The dims a tensor's memory has: ndim when valid, else as many as the arrays hold.
+int used_dims(const sd_tensor &t) { return ndim_ok(t.ndim) ? t.ndim : SD_MAX_NDIM; }
 
 int64_t pick_extent(FuzzedDataProvider &fdp) {
     switch (fdp.ConsumeIntegralInRange<int>(0, 15)) {
@@ -56,7 +74,7 @@ int64_t pick_extent(FuzzedDataProvider &fdp) {
 }
 
 bool valid_enums(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
-    auto layout_ok = [](sd_layout l) { return l >= SD_LAYOUT_NHWC && l <= SD_LAYOUT_NCHW_VECT_C; };
+    auto layout_ok = [](sd_layout l) { return l >= SD_LAYOUT_NHWC && l <= SD_LAYOUT_NCHWC16; };
     auto dtype_ok = [](sd_dtype d) { return d >= SD_BOOL && d < SD_DTYPE_COUNT; };
     return (p.op == SD_SPACE_TO_DEPTH || p.op == SD_DEPTH_TO_SPACE) &&
            (p.order == SD_ORDER_DCR || p.order == SD_ORDER_CRD) && layout_ok(in.layout) && layout_ok(out.layout) &&
@@ -67,19 +85,20 @@ bool valid_enums(const sd_params &p, const sd_tensor &in, const sd_tensor &out) 
 // negative or the span does not fit in int64. Zero when the tensor is empty.
 int64_t span_bytes(const sd_tensor &t, int elem) {
     __int128 last = 0;
-    for (int i = 0; i < 4; i++) {
+    const int nd = used_dims(t);
+    const int64_t k = lanes_of(t.layout);
+    for (int i = 0; i < nd; i++) {
         if (t.dims[i] < 0 || t.strides[i] < 0) return -1;
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < nd; i++) {
         if (t.dims[i] == 0) return 0;
     }
-    for (int i = 0; i < 4; i++) {
-        const __int128 extent =
-            t.layout == SD_LAYOUT_NCHW_VECT_C && i == 1 ? (static_cast<__int128>(t.dims[1]) + 3) / 4 : t.dims[i];
+    for (int i = 0; i < nd; i++) {
+        const __int128 extent = i == 1 ? (static_cast<__int128>(t.dims[1]) + k - 1) / k : t.dims[i];
         last += (extent - 1) * static_cast<__int128>(t.strides[i]);  // each term < 2^126
         if (last > INT64_MAX) return -1;
     }
-    if (t.layout == SD_LAYOUT_NCHW_VECT_C) last += 3;
+    last += k - 1;
     const __int128 bytes = (last + 1) * elem;
     return bytes > INT64_MAX ? -1 : static_cast<int64_t>(bytes);
 }
@@ -88,52 +107,105 @@ int64_t span_bytes(const sd_tensor &t, int elem) {
 // checked by the caller.
 bool shapes_valid(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
     if (!valid_enums(p, in, out) || p.threads < 0) return false;
-    if (p.block_h < 1 || p.block_w < 1 || in.dtype != out.dtype) return false;
+    if (!ndim_ok(in.ndim) || out.ndim != in.ndim || in.dtype != out.dtype) return false;
+    const int nd = in.ndim, rank = nd - 2;
+    // The block: one size per spatial dim, >= 1; the sizes of dims the tensors lack are 0 or 1.
+    const int64_t given[3] = {p.block_d, p.block_h, p.block_w};
+    int64_t block[3];
+    for (int i = 0; i < 3; i++) {
+        const bool used = i >= 3 - rank;
+        if (used ? given[i] < 1 : (given[i] != 0 && given[i] != 1)) return false;
+        if (used) block[i - (3 - rank)] = given[i];
+    }
     const int elem = sd_dtype_size(in.dtype);
     if ((in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C) && elem != 1) return false;
-    const __int128 area = static_cast<__int128>(p.block_h) * p.block_w;
-    if (area > INT64_MAX) return false;  // docs/SPEC.md: bh*bw is overflow-checked
+    __int128 volume = 1;
+    for (int i = 0; i < rank; i++) {
+        volume *= block[i];
+        if (volume > INT64_MAX) return false;  // docs/SPEC.md: the block volume is overflow-checked
+    }
     const bool s2d = p.op == SD_SPACE_TO_DEPTH;
     const int64_t *d = in.dims;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < nd; i++) {
         if (in.dims[i] < 0 || out.dims[i] < 0) return false;
     }
-    __int128 want[4];
+    __int128 want[SD_MAX_NDIM];
+    want[0] = d[0];
     if (s2d) {
-        if (d[2] % p.block_h || d[3] % p.block_w) return false;
-        want[0] = d[0], want[1] = d[1] * area, want[2] = d[2] / p.block_h, want[3] = d[3] / p.block_w;
+        for (int i = 0; i < rank; i++) {
+            if (d[2 + i] % block[i]) return false;
+            want[2 + i] = d[2 + i] / block[i];
+        }
+        want[1] = d[1] * volume;
     } else {
-        if (d[1] % area) return false;
-        want[0] = d[0], want[1] = d[1] / area, want[2] = static_cast<__int128>(d[2]) * p.block_h,
-        want[3] = static_cast<__int128>(d[3]) * p.block_w;
+        if (d[1] % volume) return false;
+        want[1] = d[1] / volume;
+        for (int i = 0; i < rank; i++) want[2 + i] = static_cast<__int128>(d[2 + i]) * block[i];
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < nd; i++) {
         if (want[i] != out.dims[i]) return false;
     }
-    // NCHW_VECT_C on either side: both channel counts are multiples of 4.
-    const bool vect = in.layout == SD_LAYOUT_NCHW_VECT_C || out.layout == SD_LAYOUT_NCHW_VECT_C;
+    // A blocked layout's channels fill whole groups.
     for (const sd_tensor *t : {&in, &out}) {
-        if (vect && t->dims[1] % 4) return false;
+        if (t->dims[1] % lanes_of(t->layout)) return false;
         if (span_bytes(*t, elem) < 0) return false;
     }
     return true;
 }
 
+// docs/SPEC.md section 5's fragment limit, from its formula: the channels the split enumerates
+// times the block sizes whose deep-channel step is not a multiple of the deep side's group.
+bool within_fragment_limit(const sd_params &p, const sd_tensor &in, const sd_tensor &out) {
+    const bool s2d = p.op == SD_SPACE_TO_DEPTH;
+    const sd_tensor &space = s2d ? in : out, &deep = s2d ? out : in;
+    const int rank = in.ndim - 2;
+    const int64_t given[3] = {p.block_d, p.block_h, p.block_w};
+    const int64_t ks = lanes_of(space.layout), kd = lanes_of(deep.layout), cs = space.dims[1];
+    int64_t volume = 1;
+    for (int i = 3 - rank; i < 3; i++) volume *= given[i];
+    const bool dcr = p.order == SD_ORDER_DCR;
+    const int64_t channel_step = dcr ? 1 : volume;
+    const int64_t q0 = std::lcm(ks, kd / std::gcd(kd, channel_step));
+    __int128 count = cs % q0 == 0 ? q0 : cs;
+    int64_t inner = 1;  // block sizes of the dims inside dim i
+    for (int i = 2; i >= 3 - rank; i--) {
+        const int64_t step = dcr ? inner * cs : inner;
+        if (given[i] > 1 && step % kd != 0) count *= given[i];
+        inner *= given[i];
+    }
+    return count <= 65536;
+}
+
 // Does some pair of distinct output elements share an address? (Checked by brute force on the
 // small tensors the fuzzer allocates.)
-bool output_self_aliases(const sd_tensor &t, int elem, int64_t span) {
+reference::TensorRef as_ref(const sd_tensor &t, uint8_t *data) {
+    const reference::Layout layout = t.layout == SD_LAYOUT_NHWC   ? reference::Layout::ChannelsLast
+                                     : t.layout == SD_LAYOUT_NCHW ? reference::Layout::ChannelsFirst
+                                                                  : reference::Layout::Blocked;
+    reference::TensorRef r{data, sd_dtype_size(t.dtype), layout, static_cast<int>(lanes_of(t.layout)), t.ndim, {}, {}};
+    std::copy(t.dims, t.dims + t.ndim, r.dims);
+    std::copy(t.strides, t.strides + t.ndim, r.strides);
+    return r;
+}
+
+bool output_self_aliases(const sd_tensor &t, int64_t span) {
     std::vector<uint8_t> seen(static_cast<size_t>(span), 0);
-    reference::TensorRef r{static_cast<uint8_t *>(t.data), elem, static_cast<reference::Layout>(t.layout), {}, {}};
-    std::copy(t.dims, t.dims + 4, r.dims);
-    std::copy(t.strides, t.strides + 4, r.strides);
-    for (int64_t n = 0; n < t.dims[0]; n++)
-        for (int64_t c = 0; c < t.dims[1]; c++)
-            for (int64_t h = 0; h < t.dims[2]; h++)
-                for (int64_t w = 0; w < t.dims[3]; w++) {
-                    const int64_t off = reference::byte_offset(r, n, c, h, w);
-                    if (seen[off]) return true;
-                    seen[off] = 1;
-                }
+    const reference::TensorRef r = as_ref(t, static_cast<uint8_t *>(t.data));
+    // Stride-0 dims can make the count huge while the span is small: then an address repeats
+    // within the first span + 1 elements, and the loop ends there.
+    __int128 count = 1;
+    int64_t coord[SD_MAX_NDIM];
+    for (int i = 0; i < t.ndim; i++) count = std::min<__int128>(count * t.dims[i], INT64_MAX);
+    for (int64_t e = 0; e < count; e++) {
+        int64_t rest = e;
+        for (int i = t.ndim - 1; i >= 0; i--) {
+            coord[i] = rest % t.dims[i];
+            rest /= t.dims[i];
+        }
+        const int64_t off = reference::byte_offset(r, coord);
+        if (seen[off]) return true;
+        seen[off] = 1;
+    }
     return false;
 }
 
@@ -142,12 +214,12 @@ bool output_self_aliases(const sd_tensor &t, int elem, int64_t span) {
 // still give every element its own address are rejected too.
 bool output_strides_nest(const sd_tensor &t) {
     std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, extent)
-    for (int i = 0; i < 4; i++) {
-        const bool vect = t.layout == SD_LAYOUT_NCHW_VECT_C;
+    const int64_t k = lanes_of(t.layout);
+    for (int i = 0; i < t.ndim; i++) {
         const int64_t extent =
-            vect && i == 1 ? static_cast<int64_t>((static_cast<__int128>(t.dims[1]) + 3) / 4) : t.dims[i];
+            i == 1 ? static_cast<int64_t>((static_cast<__int128>(t.dims[1]) + k - 1) / k) : t.dims[i];
         if (extent > 1) dims.emplace_back(t.strides[i], extent);
-        if (vect && i == 1 && t.dims[1] > 1) dims.emplace_back(1, 4);  // the 4 channels of a group
+        if (k > 1 && i == 1 && t.dims[1] > 1) dims.emplace_back(1, k);  // the k channels of a group
     }
     std::sort(dims.begin(), dims.end());
     __int128 reach = 0;
@@ -156,13 +228,6 @@ bool output_strides_nest(const sd_tensor &t) {
         reach += static_cast<__int128>(extent - 1) * stride;
     }
     return true;
-}
-
-reference::TensorRef as_ref(const sd_tensor &t, uint8_t *data) {
-    reference::TensorRef r{data, sd_dtype_size(t.dtype), static_cast<reference::Layout>(t.layout), {}, {}};
-    std::copy(t.dims, t.dims + 4, r.dims);
-    std::copy(t.strides, t.strides + 4, r.strides);
-    return r;
 }
 
 }  // namespace
@@ -179,42 +244,56 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     p.threads = fdp.ConsumeIntegralInRange<int>(-1, 3);
 
     sd_tensor in{}, out{};
+    // ndim: mostly 3-5, the same on both sides; sometimes anything nearby.
+    in.ndim = fdp.ConsumeIntegralInRange<int>(0, 7) ? fdp.ConsumeIntegralInRange<int>(3, 5)
+                                                    : fdp.ConsumeIntegralInRange<int>(-1, 7);
+    out.ndim = fdp.ConsumeIntegralInRange<int>(0, 15) ? in.ndim : fdp.ConsumeIntegralInRange<int>(-1, 7);
+    // block_d: 0 (unset) or 1 where the rank lacks depth; a size at rank 3; sometimes anything.
+    switch (fdp.ConsumeIntegralInRange<int>(0, 5)) {
+    case 0: p.block_d = pick_extent(fdp); break;
+    case 1: p.block_d = 1; break;
+    default: p.block_d = in.ndim == 5 ? fdp.ConsumeIntegralInRange<int64_t>(1, 3) : 0;
+    }
     in.dtype = static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
     out.dtype = fdp.ConsumeIntegralInRange<int>(0, 15)
                     ? in.dtype
                     : static_cast<sd_dtype>(fdp.ConsumeIntegralInRange<int>(-1, SD_DTYPE_COUNT));
-    in.layout = static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 3));
-    out.layout = fdp.ConsumeBool() ? in.layout : static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 3));
-    for (int i = 0; i < 4; i++) in.dims[i] = pick_extent(fdp);
+    in.layout = static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 6));
+    out.layout = fdp.ConsumeBool() ? in.layout : static_cast<sd_layout>(fdp.ConsumeIntegralInRange<int>(-1, 6));
+    for (int i = 0; i < used_dims(in); i++) in.dims[i] = pick_extent(fdp);
     // Mostly the implied output shape, so valid calls are common; sometimes anything.
-    if (fdp.ConsumeIntegralInRange<int>(0, 7) == 0 || sd_output_dims(&p, in.dims, out.dims) != SD_OK) {
-        for (int i = 0; i < 4; i++) out.dims[i] = pick_extent(fdp);
+    if (fdp.ConsumeIntegralInRange<int>(0, 7) == 0 || out.ndim != in.ndim ||
+        sd_output_dims_nd(&p, in.ndim, in.dims, out.dims) != SD_OK) {
+        for (int i = 0; i < used_dims(out); i++) out.dims[i] = pick_extent(fdp);
     }
     const int elem = std::max(1, sd_dtype_size(in.dtype));
     for (sd_tensor *t : {&in, &out}) {
+        const int nd = used_dims(*t);
         const sd_layout layout =
-            t->layout >= SD_LAYOUT_NHWC && t->layout <= SD_LAYOUT_NCHW_VECT_C ? t->layout : SD_LAYOUT_NCHW;
-        const int64_t c =
-            layout == SD_LAYOUT_NCHW_VECT_C && t->dims[1] < INT64_MAX - 3 ? (t->dims[1] + 3) / 4 * 4 : t->dims[1];
+            t->layout >= SD_LAYOUT_NHWC && t->layout <= SD_LAYOUT_NCHWC16 ? t->layout : SD_LAYOUT_NCHW;
+        const int64_t k = lanes_of(layout);
+        int64_t dims[SD_MAX_NDIM];
+        std::copy(t->dims, t->dims + SD_MAX_NDIM, dims);
+        if (dims[1] >= 0 && dims[1] < INT64_MAX - k) dims[1] = (dims[1] + k - 1) / k * k;
         sd_tensor dense = *t;
-        const bool dense_ok =
-            sd_tensor_init_dense(&dense, nullptr, SD_UINT8, layout, t->dims[0], c, t->dims[2], t->dims[3]) == SD_OK;
+        const bool dense_ok = sd_tensor_init_dense_nd(&dense, nullptr, SD_UINT8, layout, nd, dims) == SD_OK;
         switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
         case 0:  // dense
-            for (int i = 0; i < 4; i++) t->strides[i] = dense_ok ? dense.strides[i] : 1;
+            for (int i = 0; i < nd; i++) t->strides[i] = dense_ok ? dense.strides[i] : 1;
             break;
-        case 1:  // padded: a view into a larger buffer (each stride above the innermost grows by 0-3)
-            for (int i = 0; i < 4; i++) {
+        case 1:  // padded: a view into a larger buffer (each stride above the innermost grows by 0-3 groups)
+            for (int i = 0; i < nd; i++) {
                 const int64_t base = dense_ok ? dense.strides[i] : 1;
-                const bool inner = base <= (layout == SD_LAYOUT_NCHW_VECT_C ? 4 : 1);
-                t->strides[i] = base + (inner || base > INT64_MAX - 3 ? 0 : fdp.ConsumeIntegralInRange<int64_t>(0, 3));
+                const bool inner = base <= k;
+                t->strides[i] =
+                    base + (inner || base > INT64_MAX - 3 * k ? 0 : k * fdp.ConsumeIntegralInRange<int64_t>(0, 3));
             }
             break;
         case 2:  // random small strides (may alias)
-            for (int i = 0; i < 4; i++) t->strides[i] = fdp.ConsumeIntegralInRange<int64_t>(0, 40);
+            for (int i = 0; i < nd; i++) t->strides[i] = fdp.ConsumeIntegralInRange<int64_t>(0, 40);
             break;
         default:  // anything
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < nd; i++)
                 t->strides[i] = fdp.ConsumeBool() ? fdp.ConsumeIntegral<int64_t>() : pick_extent(fdp);
         }
     }
@@ -277,9 +356,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const bool valid_shapes = shapes_valid(p, in, out);
     const bool nonempty = valid_shapes && in_span > 0;
     const bool null_data = (in.data == nullptr && in_span > 0) || (out.data == nullptr && out_span > 0);
-    const bool self_alias = valid_shapes && !null_data && out_span > 0 && output_self_aliases(out, elem, out_span);
-    const bool fully_valid =
-        valid_shapes && !null_data && !overlapping && !overflow && (out_span == 0 || output_strides_nest(out));
+    const bool self_alias = valid_shapes && !null_data && out_span > 0 && output_self_aliases(out, out_span);
+    const bool fully_valid = valid_shapes && !null_data && !overlapping && !overflow &&
+                             (out_span == 0 || output_strides_nest(out)) &&
+                             (!nonempty || within_fragment_limit(p, in, out));
 
     if (s != SD_OK) {
         if (std::strlen(sd_last_error()) == 0) fail("an error without a message", p, in, out, s);
@@ -296,10 +376,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (in_buf != in_before) fail("the input changed", p, in, out, s);
     std::vector<uint8_t> want = out_before;
     const reference::TensorRef rin = as_ref(in, in_buf.data()), rout = as_ref(out, want.data());
+    const int64_t all_blocks[3] = {p.block_d, p.block_h, p.block_w};
+    const int64_t *block = all_blocks + (SD_MAX_NDIM - in.ndim);  // the sizes of the call's spatial dims
     if (p.op == SD_SPACE_TO_DEPTH) {
-        reference::space_to_depth(rin, rout, p.block_h, p.block_w, p.order == SD_ORDER_CRD);
+        reference::space_to_depth(rin, rout, block, p.order == SD_ORDER_CRD);
     } else {
-        reference::depth_to_space(rin, rout, p.block_h, p.block_w, p.order == SD_ORDER_CRD);
+        reference::depth_to_space(rin, rout, block, p.order == SD_ORDER_CRD);
     }
     if (out_buf != want) fail("the output differs from the reference", p, in, out, s);
     return 0;

@@ -17,8 +17,8 @@ struct ViewDim {
     int64_t out_stride;
 };
 
-// At most: the element's byte dim plus the nine digits (n, d, h, w, cv, ci, bz, by, bx).
-constexpr size_t kMaxDims = 10;
+// At most: the element's byte dim plus the ten digits (n, d, h, w, cv, two of ci, bz, by, bx).
+constexpr size_t kMaxDims = 11;
 // A view needing more fragments than this is refused (SD_ERROR_UNSUPPORTED): only channel counts
 // that no block of the layouts' groups divides get near it (view_algebra.cpp).
 constexpr int64_t kMaxFragments = 65536;

@@ -24,6 +24,7 @@
 // ordinary dim again. Unblocked layouts have k = 1: every digit is affine, there is no fragment.
 #include "runtime/view.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace spacedepth::detail {
@@ -37,13 +38,15 @@ struct Digit {
     int64_t deep_stride;
 };
 
-// A digit enumerated in fragments: the channel's low part ci (block_dim -1) or a block digit.
+// A digit enumerated in fragments: a part of the channel's low part ci (block_dim -1; the channel
+// is the sum of those digits times their `scale`) or a block digit.
 struct FragmentDigit {
     int64_t extent;
     int block_dim;
+    int64_t scale = 1;
 };
-using FragmentDigits = SmallVector<FragmentDigit, kMaxSpatialRank + 1>;
-using Point = SmallVector<int64_t, kMaxSpatialRank + 1>;
+using FragmentDigits = SmallVector<FragmentDigit, kMaxSpatialRank + 2>;
+using Point = SmallVector<int64_t, kMaxSpatialRank + 2>;
 
 // Calls f on every point of the digits' box, the first digit fastest.
 template <typename F>
@@ -92,9 +95,16 @@ Status build_view(const Problem &p, View *view) {
     if (Cs / q > 1) {  // cv's step in cd, q*chan_step/kd groups, formed without overflow
         digits.push_back({Cs / q, (q / ks) * sC, (chan_step / g) * (q / (kd / g)) * dC});
     }
+    // ci in two digits where the two sides' wrap points differ: the space side wraps every ks
+    // channels, the deep side every kd/g. Split at the smaller, each part can turn out affine on
+    // its own (NCHWc8 CRD, block 2x2, 8 channels: both parts, so no fragment at all).
     FragmentDigits fragment_digits;
-    if (q > 1) {
-        fragment_digits.push_back({q, -1});
+    const int64_t low = std::min(ks, kd / g);
+    if (q > 1 && low > 1 && low < q && q % low == 0) {
+        fragment_digits.push_back({low, -1, 1});
+        fragment_digits.push_back({q / low, -1, low});
+    } else if (q > 1) {
+        fragment_digits.push_back({q, -1, 1});
     }
     for (int i = 0; i < kMaxSpatialRank; i++) {
         if (B[i] > 1 && block_step[i] % kd != 0) {
@@ -116,17 +126,16 @@ Status build_view(const Problem &p, View *view) {
     }
     // (space, deep) offsets of a point of the fragment digits.
     auto offsets = [&](const FragmentDigits &f, const Point &x) {
-        int64_t space = 0, cd = 0;
+        int64_t space = 0, c = 0, cd = 0;
         for (size_t j = 0; j < f.size(); j++) {
             if (f[j].block_dim < 0) {
-                space += space_channel(x[j]);
-                cd += x[j] * chan_step;
+                c += x[j] * f[j].scale;
             } else {
                 space += x[j] * S.strides[2 + f[j].block_dim];
                 cd += x[j] * block_step[f[j].block_dim];
             }
         }
-        return std::pair<int64_t, int64_t>(space, deep_channel(cd));
+        return std::pair<int64_t, int64_t>(space + space_channel(c), deep_channel(cd + c * chan_step));
     };
     // A fragment digit whose offsets are affine in it becomes a dim again.
     for (size_t j = 0; j < fragment_digits.size();) {

@@ -329,6 +329,16 @@ TEST(Validation, BlockedLayouts) {
                  {"4097 small-side channels", "copy fragments", "multiple of 16"}, &h.out.storage);
     spacedepth::Plan plan;
     EXPECT_EQ(plan.create({Op::DepthToSpace, Block(2, 8)}, h.in.tensor, h.out.tensor).code(), SD_ERROR_UNSUPPORTED);
+    // The channel split in two parts: NCHWc8 CRD, block 2x2, 8 channels needs no fragment (one
+    // part steps whole deep groups, the other lanes); NCHW_VECT_C CRD with block 3 still does.
+    Fixture k({1, 32, 2, 2}, {1, 8, 4, 4}, DType::Float32, Layout::NCHWc8, Layout::NCHWc8);
+    const std::string unfragmented =
+        spacedepth::describe_call({Op::DepthToSpace, 2, Order::CRD}, k.in.tensor, k.out.tensor);
+    EXPECT_EQ(unfragmented.find("fragments"), std::string::npos) << unfragmented;
+    Fixture v({1, 36, 2, 2}, {1, 4, 6, 6}, DType::Int8, Layout::NCHW_VECT_C, Layout::NCHW);
+    const std::string fragmented =
+        spacedepth::describe_call({Op::DepthToSpace, 3, Order::CRD}, v.in.tensor, v.out.tensor);
+    EXPECT_NE(fragmented.find("fragments"), std::string::npos) << fragmented;
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ bench-peers: build
 	@$(PEERS_VENV)/bin/python -c "import numpy, matplotlib" 2>/dev/null || $(PEERS_VENV)/bin/pip install -q numpy matplotlib
 	@for p in torch onnx onnxruntime openvino tensorflow-cpu; do \
 		$(PEERS_VENV)/bin/pip install -q $$p || echo "bench-peers: could not install $$p; the table will say so"; done
-	@$(PEERS_VENV)/bin/python bench/peers.py --bench $(BUILD)/bin/spacedepth_bench
+	@$(PEERS_VENV)/bin/python bench/peers.py --bench $(BUILD)/bin/spacedepth_bench --rank-cases
 	@test -f bench/results.json || { echo "bench-peers: run make bench first for the C++ rows"; exit 1; }
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(VENV)/bin/python bench/results_table.py bench/results.json

@@ -642,28 +642,34 @@ void set_switch_points_from(const std::string &spec) {
     detail::set_switch_points(p);
 }
 
-// `--cases_json` prints the case matrix for bench/peers.py, so both harnesses run the same rows.
-void print_cases_json() {
-    nlohmann::json cases = nlohmann::json::array();
-    for (const Case &c : bench::all_cases()) {
-        // The single-thread plan at each size (kernel family and normalised loop nest), which
-        // bench/results_table.py uses to say why a case misses its target.
-        nlohmann::json plans;
-        for (int64_t bytes : bench::kSizes) {
-            plans[std::to_string(bytes)] = planned_call(c, bytes, 1);
-        }
-        cases.push_back({{"name", c.name},
-                         {"op", op_name(c.op)},
-                         {"order", order_name(c.order)},
-                         {"layout", layout_name(c.layout)},
-                         {"out_layout", layout_name(c.out_layout)},
-                         {"dtype", dtype_name(c.dtype)},
-                         {"channels", c.small_channels},
-                         {"bh", c.bh},
-                         {"bw", c.bw},
-                         {"plans", plans}});
+// `--cases_json` prints the case matrix for bench/peers.py, so both harnesses run the same rows,
+// and the rank cases (rank_cases, with their rank and block depth) apart from it.
+nlohmann::json case_json(const Case &c) {
+    // The single-thread plan at each size (kernel family and normalised loop nest), which
+    // bench/results_table.py uses to say why a case misses its target.
+    nlohmann::json plans;
+    for (int64_t bytes : bench::kSizes) {
+        plans[std::to_string(bytes)] = planned_call(c, bytes, 1);
     }
-    std::cout << nlohmann::json{{"cases", cases}, {"sizes", bench::kSizes}}.dump(1) << "\n";
+    return {{"name", c.name},
+            {"op", op_name(c.op)},
+            {"order", order_name(c.order)},
+            {"layout", layout_name(c.layout)},
+            {"out_layout", layout_name(c.out_layout)},
+            {"dtype", dtype_name(c.dtype)},
+            {"channels", c.small_channels},
+            {"bh", c.bh},
+            {"bw", c.bw},
+            {"rank", c.rank},
+            {"bd", c.bd},
+            {"plans", plans}};
+}
+
+void print_cases_json() {
+    nlohmann::json cases = nlohmann::json::array(), rank_cases = nlohmann::json::array();
+    for (const Case &c : bench::all_cases()) cases.push_back(case_json(c));
+    for (const Case &c : bench::rank_cases()) rank_cases.push_back(case_json(c));
+    std::cout << nlohmann::json{{"cases", cases}, {"rank_cases", rank_cases}, {"sizes", bench::kSizes}}.dump(1) << "\n";
 }
 
 }  // namespace

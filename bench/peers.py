@@ -29,21 +29,29 @@ NUMPY_DTYPES = {"float32": np.float32, "uint8": np.uint8, "int8": np.int8, "floa
                 "float64": np.float64, "complex128": np.complex128}
 
 
+def block_sizes(case):
+    """The block's sizes at the case's spatial rank, outermost first."""
+    return ((case.get("bd", 1), case["bh"], case["bw"]), (case["bh"], case["bw"]), (case["bw"],))[3 - case.get("rank", 2)]
+
+
 def case_dims(case, size):
-    """Logical (N, C, H, W) of the input and output, as bench/bench_spacedepth.cpp builds them."""
+    """Logical (N, C, spatial...) of the input and output, as bench/cases.cpp builds them."""
     elem = np.dtype(NUMPY_DTYPES[case["dtype"]]).itemsize
-    c, bh, bw = case["channels"], case["bh"], case["bw"]
-    side = int((max(1, size // (elem * c))) ** 0.5)
-    h, w = max(bh, side // bh * bh), max(bw, side // bw * bw)
-    space, deep = (1, c, h, w), (1, c * bh * bw, h // bh, w // bw)
+    c, block = case["channels"], block_sizes(case)
+    side = int(max(1, size // (elem * c)) ** (1.0 / len(block)) + 1e-9)
+    spatial = tuple(max(b, side // b * b) for b in block)
+    space = (1, c) + spatial
+    deep = (1, c * int(np.prod(block))) + tuple(s // b for s, b in zip(spatial, block))
     return (space, deep) if case["op"] == "space_to_depth" else (deep, space)
 
 
 def applies(peer, case):
     same = case["layout"] == case["out_layout"]
-    square = case["bh"] == case["bw"]
-    if not same or not square or case["layout"] == "NCHW_VECT_C":
+    square = len(set(block_sizes(case))) == 1
+    if not same or not square or case["layout"] not in ("NHWC", "NCHW"):
         return False
+    if case.get("rank", 2) != 2:  # only OpenVINO has the ops at spatial rank 1 and 3
+        return peer == "openvino" and case["layout"] == "NCHW"
     if peer == "torch":
         return case["order"] == "CRD"
     if peer == "onnxruntime":
@@ -57,7 +65,7 @@ def applies(peer, case):
 
 def make_runner(peer, case, x, threads):
     """A zero-argument callable returning the peer's output as a numpy array in the case's layout."""
-    op, b, order = case["op"], case["bh"], case["order"]
+    op, b, order = case["op"], case["bw"], case["order"]
     if peer == "torch":
         import torch
         torch.set_num_threads(threads)
@@ -141,8 +149,7 @@ def worker(peer, threads, cases, sizes, min_time):
             row = {"peer": peer, "case": case["name"], "bytes": int(x.nbytes), "size": size, "threads": threads}
             try:
                 run = make_runner(peer, case, x, threads)
-                want = reference(x, case["op"], (case["bh"], case["bw"]), case["order"], case["layout"],
-                                 case["out_layout"])
+                want = reference(x, case["op"], block_sizes(case), case["order"], case["layout"], case["out_layout"])
                 got = run()
                 if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
                     raise RuntimeError("output differs from the reference")
@@ -171,6 +178,10 @@ def main():
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
     ap.add_argument("--sizes", default="", help="comma-separated tensor sizes in bytes (default: the harness's)")
+    ap.add_argument("--rank-cases", action="store_true",
+                    help="also the rank-1, rank-3 and blocked-layout cases (only OpenVINO has any of them)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep --out's other rows and peers; replace only the rows measured now")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--cases", help=argparse.SUPPRESS)
@@ -180,7 +191,8 @@ def main():
         worker(args.worker, args.threads, spec["cases"], spec["sizes"], args.min_time)
         return
     spec = json.loads(subprocess.run([args.bench, "--cases_json"], check=True, capture_output=True, text=True).stdout)
-    spec["cases"] = [c for c in spec["cases"] if re.search(args.filter, c["name"])]
+    spec["cases"] = [c for c in spec["cases"] + (spec.get("rank_cases", []) if args.rank_cases else [])
+                     if re.search(args.filter, c["name"])]
     if args.sizes:
         spec["sizes"] = [int(v) for v in args.sizes.split(",")]
     cases_file = args.out + ".cases.json"
@@ -202,6 +214,15 @@ def main():
                 out["peers"][peer] = {"available": False, "reason": p.stderr.strip().splitlines()[-1][:200] if p.stderr else "crashed"}
             out["results"].extend(rows)
     os.remove(cases_file)
+    if args.merge and os.path.exists(args.out):
+        old = json.load(open(args.out))
+        key = lambda r: (r["peer"], r["case"], r["size"], r["threads"])  # noqa: E731
+        measured = {key(r) for r in out["results"]}
+        out["results"] = [r for r in old["results"] if key(r) not in measured] + out["results"]
+        # The earlier run's date and peers describe its rows; this run's go under "merged".
+        out = {**old, "results": out["results"],
+               "merged": old.get("merged", []) + [{"date": out["date"], "peers": out["peers"], "rows": len(measured),
+                                                   "filter": args.filter}]}
     json.dump(out, open(args.out, "w"), indent=1)
     print(f"wrote {args.out}: {sum('ratio' in r for r in out['results'])} timed rows", file=sys.stderr)
 

@@ -326,19 +326,37 @@ def main():
                   "bench/cases.cpp `rank_cases`: the volumetric pixel shuffle and unshuffle (NCDHW CRD), channels-last "
                   "volumes (NDHWC DCR, one with a temporal block of 1), 1-D shuffles (NCW, NWC), and the blocked "
                   "channel layouts NCHWc8 / NCHWc16 in place and converted to and from NCHW (one at rank 3). "
-                  "Each row against its own memcpy, with the rank-2 matrix's targets. No peer here has these "
-                  "ops at these ranks or layouts (PyTorch's pixel_shuffle is rank 2 only; XNNPACK and Eigen's "
-                  "rows are rank-2 NHWC).", ""]
+                  "Each row against its own memcpy, with the rank-2 matrix's targets. Of the peers only OpenVINO "
+                  "has the ops at rank 1 and 3 (`make bench-peers`, NCHW with square blocks: its column, each "
+                  "against numpy's copy in the same process); PyTorch's pixel_shuffle is rank 2 only, and "
+                  "XNNPACK's and Eigen's rows are rank-2 NHWC.", ""]
         for (size, threads), target in TARGETS.items():
             rs = [(c, ranks[(c, size, threads)]) for c in rcases if (c, size, threads) in ranks]
             if rs:
                 lines += target_line(SIZE_LABEL.get(size, size), size, threads, target, rs)[0]
         lines.append("")
-        head = ["case"] + [f"{size_text(s)} {t}T" for s in rsizes for t in (1, 2)]
+        has_ov = any(("openvino", t) in py.get((c, s), {}) for c in rcases for s in rsizes for t in (1, 2))
+        cols = [(t, impl) for t in (1, 2) for impl in (("ours", "openvino") if has_ov else ("ours",))]
+        head = ["case"] + [f"{size_text(s)} {t}T" + ("" if impl == "ours" else " OpenVINO") for s in rsizes
+                           for t, impl in cols]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        ov_wins, ov_lost = 0, []
         for c in rcases:
-            cells = [c] + [f"{ranks[(c, s, t)]:.2f}" if (c, s, t) in ranks else "–" for s in rsizes for t in (1, 2)]
+            cells = [c]
+            for s in rsizes:
+                for t, impl in cols:
+                    v = ranks.get((c, s, t)) if impl == "ours" else py.get((c, s), {}).get(("openvino", t))
+                    cells.append("–" if v is None else (f"**{v:.2f}**" if impl == "ours" else f"{v:.2f}"))
+                    if impl == "openvino" and v is not None and (c, s, t) in ranks:
+                        if ranks[(c, s, t)] >= v:
+                            ov_wins += 1
+                        else:
+                            ov_lost.append(f"{c} {size_text(s)} {t}T ({v:.2f} vs {ranks[(c, s, t)]:.2f})")
             lines.append("| " + " | ".join(cells) + " |")
+        if has_ov:
+            lines.append("")
+            lines.append(f"- Against OpenVINO: faster in {ov_wins} of {ov_wins + len(ov_lost)} comparisons." +
+                         (" Slower in: " + "; ".join(ov_lost) + "." if ov_lost else ""))
         lines.append("")
 
     if threshold:

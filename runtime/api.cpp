@@ -42,10 +42,12 @@ sd_tensor to_c(const Tensor &t) {
 // A square block takes the sizes of the tensors' spatial rank (ndim - 2); the others pass as given.
 sd_params to_c(const Params &p, int ndim) {
     const Block &b = p.block;
-    const bool square = b.square;
-    return sd_params{
-        static_cast<sd_op>(p.op),     square && ndim == 3 ? 1 : b.h, b.w, static_cast<sd_order>(p.order), p.threads,
-        square && ndim != 5 ? 0 : b.d};
+    sd_params c{static_cast<sd_op>(p.op), b.h, b.w, static_cast<sd_order>(p.order), p.threads, b.d};
+    if (b.square) {
+        c.block_h = ndim == 3 ? 1 : b.w;
+        c.block_d = ndim == 5 ? b.w : 0;
+    }
+    return c;
 }
 
 template <typename F>

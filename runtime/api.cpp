@@ -342,6 +342,7 @@ std::string build_info() {
 }
 
 int dtype_size(DType d) { return detail::dtype_bytes(static_cast<sd_dtype>(d)); }
+int layout_lanes(Layout l) { return static_cast<int>(detail::layout_lanes(static_cast<sd_layout>(l))); }
 const char *dtype_name(DType d) { return detail::dtype_label(static_cast<sd_dtype>(d)); }
 const char *op_name(Op op) { return detail::op_label(static_cast<sd_op>(op)); }
 const char *order_name(Order order) { return detail::order_label(static_cast<sd_order>(order)); }

@@ -48,7 +48,7 @@ spacedepth::Status init_dense(sd_tensor *t, void *data, sd_dtype dtype, sd_layou
     t->dtype = dtype;
     t->layout = layout;
     t->ndim = ndim;
-    if (spacedepth::Status s = spacedepth::detail::check_ndim("tensor", ndim); !s.ok()) {
+    if (spacedepth::Status s = spacedepth::detail::check_ndim(ndim, nullptr, "tensor"); !s.ok()) {
         return s;
     }
     std::memcpy(t->dims, dims, sizeof(int64_t) * ndim);

@@ -98,19 +98,20 @@ int64_t layout_lanes(sd_layout layout) {
     }
 }
 
-Status check_ndim(const char *what, int ndim) {
+Status check_ndim(int ndim, const char *op, const char *which) {
     if (ndim < 3 || ndim > SD_MAX_NDIM) {
-        return error(
-            SD_ERROR_INVALID_ARGUMENT,
-            std::string(what) + " ndim must be 3, 4 or 5 (N, C and 1-3 spatial dims): got " + std::to_string(ndim));
+        return error(SD_ERROR_INVALID_ARGUMENT, (op != nullptr ? std::string(op) + ": " : std::string()) + which +
+                                                    " ndim must be 3, 4 or 5 (N, C and 1-3 spatial dims): got " +
+                                                    std::to_string(ndim));
     }
     return {};
 }
+
 int op_index(const std::string &name) { return index_of(kOps, name); }
 int order_index(const std::string &name) { return index_of(kOrders, name); }
 
 Status dense_strides(sd_layout layout, int ndim, const int64_t *dims, int64_t *strides) {
-    if (Status s = check_ndim("tensor", ndim); !s.ok()) {
+    if (Status s = check_ndim(ndim, nullptr, "tensor"); !s.ok()) {
         return s;
     }
     for (int i = 0; i < ndim; i++) {

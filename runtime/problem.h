@@ -72,7 +72,7 @@ Status run_on(const Params &params, const Tensor &in, const Tensor &out, const D
 // Shared formatting for error messages.
 Status error(sd_status code, const std::string &message);
 std::string dims_str(int ndim, const int64_t *dims);  // "[1,3,8,8]"
-// "ndim must be 3, 4 or 5" for one tensor, or ok.
-Status check_ndim(const char *what, int ndim);
+// "[op: ]which ndim must be 3, 4 or 5" for one tensor, or ok; the message is formed only on failure.
+Status check_ndim(int ndim, const char *op, const char *which);
 
 }  // namespace spacedepth::detail

@@ -31,6 +31,12 @@ SmallVector<int64_t, kMaxSpatialRank> block_sizes(const sd_params &p, int ndim) 
     return b;
 }
 
+// "bh" for spatial dim i, and the block volume's product: "bw", "bh*bw" or "bd*bh*bw".
+std::string block_name(int ndim, int i) {
+    return std::string("b") + static_cast<char>(std::tolower(dim_name(ndim, i)[0]));
+}
+const char *volume_expr(int ndim) { return ndim == 3 ? "bw" : ndim == 4 ? "bh*bw" : "bd*bh*bw"; }
+
 std::string block_str(const sd_params &p, int ndim) {
     std::string s;
     for (int64_t b : block_sizes(p, ndim)) s += (s.empty() ? "" : "x") + std::to_string(b);
@@ -120,7 +126,7 @@ Status check_params(const sd_params &p, int ndim) {
         return error(SD_ERROR_INVALID_ARGUMENT,
                      op + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
     }
-    if (Status s = check_ndim((op + ": input").c_str(), ndim); !s.ok()) {
+    if (Status s = check_ndim(ndim, op.c_str(), "input"); !s.ok()) {
         return s;
     }
     const int64_t all[kMaxSpatialRank] = {p.block_d, p.block_h, p.block_w};
@@ -157,8 +163,8 @@ Status implied_dims(const sd_params &p, int ndim, const int64_t *in_dims, int64_
     int64_t area = 1;
     for (int64_t b : blocks) {
         if (!checked_mul(area, b, &area)) {
-            return fail(SD_ERROR_OVERFLOW, std::string(ndim == 5 ? "block volume bd*bh*bw" : "block area bh*bw") +
-                                               " overflows int64: block " + block_str(p, ndim));
+            return fail(SD_ERROR_OVERFLOW, std::string(ndim == 5 ? "block volume " : "block area ") +
+                                               volume_expr(ndim) + " overflows int64: block " + block_str(p, ndim));
         }
     }
     const int64_t c = in_dims[1];
@@ -167,8 +173,7 @@ Status implied_dims(const sd_params &p, int ndim, const int64_t *in_dims, int64_
         for (int i = 2; i < ndim; i++) {
             const int64_t b = blocks[i - 2];
             if (in_dims[i] % b != 0) {
-                const std::string dim = dim_name(ndim, i),
-                                  bn = std::string("b") + static_cast<char>(std::tolower(dim[0]));
+                const std::string dim = dim_name(ndim, i), bn = block_name(ndim, i);
                 return fail(SD_ERROR_SHAPE, std::string("input ") + dim_word(ndim, i) + " " + dim + "=" +
                                                 std::to_string(in_dims[i]) + " is not divisible by block " +
                                                 dim_word(ndim, i) + " " + bn + "=" + std::to_string(b) +
@@ -177,24 +182,21 @@ Status implied_dims(const sd_params &p, int ndim, const int64_t *in_dims, int64_
             implied[i] = in_dims[i] / b;
         }
         if (!checked_mul(c, area, &implied[1])) {
-            return fail(SD_ERROR_OVERFLOW, "output channels C*" +
-                                               std::string(ndim == 3   ? "bw"
-                                                           : ndim == 4 ? "bh*bw"
-                                                                       : "bd*bh*bw") +
+            return fail(SD_ERROR_OVERFLOW, std::string("output channels C*") + volume_expr(ndim) +
                                                " overflow int64: C=" + std::to_string(c) + ", block " +
                                                block_str(p, ndim));
         }
     } else {
-        const std::string volume = ndim == 3 ? "bw" : ndim == 4 ? "bh*bw" : "bd*bh*bw";
         if (c % area != 0) {
+            const std::string volume = volume_expr(ndim);
             return fail(SD_ERROR_SHAPE, "input channels C=" + std::to_string(c) + " are not divisible by " + volume +
                                             "=" + std::to_string(area) + " (rule: C % (" + volume + ") == 0, block " +
                                             block_str(p, ndim) + ")");
         }
         implied[1] = c / area;
         for (int i = 2; i < ndim; i++) {
-            const std::string dim = dim_name(ndim, i), bn = std::string("b") + static_cast<char>(std::tolower(dim[0]));
             if (!checked_mul(in_dims[i], blocks[i - 2], &implied[i])) {
+                const std::string dim = dim_name(ndim, i), bn = block_name(ndim, i);
                 return fail(SD_ERROR_OVERFLOW, std::string("output ") + dim_word(ndim, i) + " " + dim + "*" + bn +
                                                    " overflows int64: " + dim + "=" + std::to_string(in_dims[i]) +
                                                    ", " + bn + "=" + std::to_string(blocks[i - 2]));

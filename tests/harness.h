@@ -53,7 +53,8 @@ spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor 
 // The expected output: a tensor shaped like `out`, filled by the independent reference.
 TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, const TestTensor &out);
 
-// Channels per group of a blocked layout (NCHWc4/8/16, NCHW_VECT_C); 1 otherwise.
+// Channels per group of a blocked layout (NCHWc4/8/16, NCHW_VECT_C); 1 otherwise. The tests'
+// own table, not spacedepth::layout_lanes: a wrong group size must not hide in both.
 int lanes(Layout layout);
 // The block sizes of a call at spatial rank `rank`, outermost first (a square block repeated).
 void block_sizes(const Params &p, int rank, int64_t *block);

@@ -102,16 +102,6 @@ DType parse_dtype(const std::string &name) {
     return d;
 }
 
-int layout_lanes(Layout l) {
-    switch (l) {
-    case Layout::NCHW_VECT_C:
-    case Layout::NCHWc4: return 4;
-    case Layout::NCHWc8: return 8;
-    case Layout::NCHWc16: return 16;
-    default: return 1;
-    }
-}
-
 // The .npy shape of a tensor with logical dims (N, C, spatial...) in a layout, and back:
 // channels last [N, spatial..., C], channels first [N, C, spatial...], blocked [N, C/k, spatial..., k].
 std::vector<int64_t> npy_shape(const Dims &d, Layout l) {

@@ -177,7 +177,8 @@ int num_threads();
 // Names: "float32", "NCHWc8", "space_to_depth", "DCR"; nullptr for a value out of range.
 // The *_from_name functions return false for an unknown name; layout_from_name also takes the
 // rank's own spellings (NWC, NDHWC, NCW, NCDHW, NCDHWc16, ...).
-int dtype_size(DType dtype);  // bytes; 0 when out of range
+int dtype_size(DType dtype);      // bytes; 0 when out of range
+int layout_lanes(Layout layout);  // channels per group: 4, 8 or 16 for the blocked layouts; 1 otherwise
 const char *dtype_name(DType dtype);
 bool dtype_from_name(const std::string &name, DType *dtype);
 const char *op_name(Op op);

@@ -30,14 +30,16 @@ struct FailAllocations {
     ~FailAllocations() { fail_allocations = false; }
 };
 
-// D2S, CRD, block 3: input (1, 36, 1, 1) NCHW_VECT_C, output (1, 4, 3, 3) NCHW.
+// D2S, CRD, block 3: input (1, 36, 2, 2) NCHW_VECT_C, output (1, 4, 6, 6) NCHW: 36 fragments, so
+// planning allocates. (With 1x1 pixels the groups' stride equals their lanes and the view folds
+// into plain dims: nothing to allocate.)
 struct FragmentedCall {
-    std::vector<int8_t> in = std::vector<int8_t>(36, 7), out = std::vector<int8_t>(36, 0x5A);
+    std::vector<int8_t> in = std::vector<int8_t>(144, 7), out = std::vector<int8_t>(144, 0x5A);
     sd_tensor tin{}, tout{};
     sd_params params{SD_DEPTH_TO_SPACE, 3, 3, SD_ORDER_CRD, 1};
     FragmentedCall() {
-        EXPECT_EQ(sd_tensor_init_dense(&tin, in.data(), SD_INT8, SD_LAYOUT_NCHW_VECT_C, 1, 36, 1, 1), SD_OK);
-        EXPECT_EQ(sd_tensor_init_dense(&tout, out.data(), SD_INT8, SD_LAYOUT_NCHW, 1, 4, 3, 3), SD_OK);
+        EXPECT_EQ(sd_tensor_init_dense(&tin, in.data(), SD_INT8, SD_LAYOUT_NCHW_VECT_C, 1, 36, 2, 2), SD_OK);
+        EXPECT_EQ(sd_tensor_init_dense(&tout, out.data(), SD_INT8, SD_LAYOUT_NCHW, 1, 4, 6, 6), SD_OK);
     }
     bool untouched() const {
         for (int8_t b : out) {
@@ -68,12 +70,12 @@ TEST(OutOfMemory, CppApiReturnsItsOwnStatusAndDoesNotThrow) {
     const spacedepth::Tensor in{c.tin.data,
                                 spacedepth::DType::Int8,
                                 spacedepth::Layout::NCHW_VECT_C,
-                                {1, 36, 1, 1},
+                                {1, 36, 2, 2},
                                 {c.tin.strides[0], c.tin.strides[1], c.tin.strides[2], c.tin.strides[3]}};
     const spacedepth::Tensor out{c.tout.data,
                                  spacedepth::DType::Int8,
                                  spacedepth::Layout::NCHW,
-                                 {1, 4, 3, 3},
+                                 {1, 4, 6, 6},
                                  {c.tout.strides[0], c.tout.strides[1], c.tout.strides[2], c.tout.strides[3]}};
     sd_status code = SD_OK;
     bool threw = false;

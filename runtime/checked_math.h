@@ -10,4 +10,6 @@ inline bool checked_mul(int64_t a, int64_t b, int64_t *result) { return !__built
 
 inline bool checked_add(int64_t a, int64_t b, int64_t *result) { return !__builtin_add_overflow(a, b, result); }
 
+inline bool checked_sub(int64_t a, int64_t b, int64_t *result) { return !__builtin_sub_overflow(a, b, result); }
+
 }  // namespace spacedepth::detail

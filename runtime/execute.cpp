@@ -207,6 +207,15 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
         install_cuda_hooks();
     }
 #endif
+    if (call.device == Device::OpenCL) {
+        // The OpenCL path copies each buffer's span from its origin onwards; an input reaching
+        // below its origin (a negative stride) has no such span.
+        for (const ViewDim &d : plan.kernel_dims) {
+            if (d.in_stride < 0) {
+                return error(SD_ERROR_UNSUPPORTED, "the OpenCL test path takes no negative input strides");
+            }
+        }
+    }
     if (plan.parallel) {
         ensure_pool_threads(p.threads);
     }
@@ -218,8 +227,8 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
         out_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
     }
     const halide_type_t type(halide_type_uint, static_cast<uint8_t>(8 * plan.width));
-    uint8_t *const in_base = static_cast<uint8_t *>(const_cast<void *>(in));
-    uint8_t *const out_base = static_cast<uint8_t *>(out);
+    uint8_t *const in_base = static_cast<uint8_t *>(const_cast<void *>(in)) + plan.in_offset;
+    uint8_t *const out_base = static_cast<uint8_t *>(out) + plan.out_offset;
     const int64_t w = plan.width;
 
     // Host memory, one kernel call (no executor loops, no fragments): the common case, and the

@@ -27,6 +27,7 @@ struct Plan {
     DimList kernel_dims;                           // kKernelRank slots, innermost first
     SmallVector<LoopDim, 2 * kMaxDims> loop_dims;  // run by the executor, innermost first
     Fragments fragments;                           // in width units; empty: the single pair (0, 0)
+    int64_t in_offset = 0, out_offset = 0;         // bytes from the data pointers to the origin (negative strides)
     bool parallel = false;
     bool avx2_path = false;  // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
 };
@@ -38,6 +39,8 @@ std::string describe_plan(const Plan &plan);
 // Steps the two planners share (plan_cpu.cpp).
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).
 DimList merge_contiguous(const DimList &dims);
+// A stride's size, whichever way it steps (the input of a reversed view steps backwards).
+inline int64_t magnitude(int64_t stride) { return stride < 0 ? -stride : stride; }
 // The dims whose strides fit the kernel's int32 strides; the others become plan->loop_dims.
 DimList dims_with_kernel_strides(const DimList &dims, Plan *plan);
 // Places normalised dims (width units) into a GPU plan's slots (plan_gpu.cpp).

@@ -31,7 +31,7 @@ DimList merge_contiguous(const DimList &dims) {
 DimList dims_with_kernel_strides(const DimList &dims, Plan *plan) {
     DimList kept;
     for (const ViewDim &d : dims) {
-        const bool big_stride = d.in_stride > kMaxKernelStride || d.out_stride > kMaxKernelStride;
+        const bool big_stride = magnitude(d.in_stride) > kMaxKernelStride || d.out_stride > kMaxKernelStride;
         if (big_stride) {
             plan->loop_dims.push_back({d.extent, d.in_stride, d.out_stride});
         } else {
@@ -89,6 +89,20 @@ Plan normalize(const Problem &p, const View &view, Device device) {
         fragments.emplace_back(i * e, o * e);
     }
 
+    // Negative strides (reversed views): a dim the output walks backwards is walked forwards from
+    // its last element instead, so every output stride is positive and the kernels store in
+    // address order; the input may still step backwards (its loads then gather). The origin
+    // moves to that element. Validation bounded each (extent-1)*stride by the tensor's span.
+    Plan plan;
+    for (ViewDim &d : dims) {
+        if (d.out_stride < 0) {
+            plan.in_offset += (d.extent - 1) * d.in_stride;
+            plan.out_offset += (d.extent - 1) * d.out_stride;
+            d.in_stride = -d.in_stride;
+            d.out_stride = -d.out_stride;
+        }
+    }
+
     // Write the output in memory order: the kernel's dim 0 is the output's densest dim.
     std::stable_sort(dims.begin(), dims.end(), [](const ViewDim &a, const ViewDim &b) {
         return a.out_stride != b.out_stride ? a.out_stride < b.out_stride : a.in_stride < b.in_stride;
@@ -97,10 +111,9 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     dims = merge_contiguous(dims);
 
     // Widen: the largest kernel element (8/4/2/1 bytes) that divides the contiguous innermost run,
-    // every stride, every offset and both base addresses.
-    Plan plan;
-    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data),
-                    out_addr = reinterpret_cast<uintptr_t>(p.out.data);
+    // every stride, every offset and both origins.
+    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data) + static_cast<uintptr_t>(plan.in_offset),
+                    out_addr = reinterpret_cast<uintptr_t>(p.out.data) + static_cast<uintptr_t>(plan.out_offset);
     for (int w : {8, 4, 2, 1}) {
         bool ok = in_addr % w == 0 && out_addr % w == 0;
         for (size_t i = 0; i < dims.size(); i++) {
@@ -154,7 +167,7 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     // Reorders dims 1.. innermost first by their stride in the input or the output tensor.
     auto follow_tensor = [&dims](bool input) {
         std::stable_sort(dims.begin() + 1, dims.end(), [input](const ViewDim &a, const ViewDim &b) {
-            return input ? a.in_stride < b.in_stride : a.out_stride < b.out_stride;
+            return input ? magnitude(a.in_stride) < magnitude(b.in_stride) : a.out_stride < b.out_stride;
         });
         dims = merge_contiguous(dims);
     };

@@ -2,6 +2,7 @@
 // one GPU kernel, its dims placed by role and its grid kept within CUDA's limits.
 #include "runtime/plan.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace spacedepth::detail {
@@ -33,7 +34,7 @@ void plan_for_gpu(const DimList &view_dims, Plan *plan) {
     auto any = [](const ViewDim &) { return true; };
     auto tiny = [](const ViewDim &d) { return d.extent <= kGpuMaxThreadDigit; };
     auto out_key = [](const ViewDim &d) { return d.out_stride; };
-    auto in_key = [](const ViewDim &d) { return d.in_stride; };
+    auto in_key = [](const ViewDim &d) { return magnitude(d.in_stride); };
     auto at = [&](int i) { return i < 0 ? unit : dims[i]; };
 
     SmallVector<ViewDim, kMaxDims + 4> slots;  // four role slots, and the rest
@@ -41,7 +42,8 @@ void plan_for_gpu(const DimList &view_dims, Plan *plan) {
     const int o = pick(out_key, any);
     const int i = o < 0 ? -1 : pick(in_key, any);
     const ViewDim d_out = at(o), d_in = at(i);
-    const bool run = i < 0 || d_out.in_stride <= d_in.in_stride;  // the output's densest dim is the input's too
+    const bool run = i < 0 || magnitude(d_out.in_stride) <=
+                                  magnitude(d_in.in_stride);  // the output's densest dim is the input's too
     if (!run && d_out.out_stride == 1 && d_in.in_stride == 1 && d_out.extent >= kGpuMinTransposeExtent &&
         d_in.extent >= kGpuMinTransposeExtent) {
         plan->family = KernelFamily::Transpose;
@@ -62,10 +64,10 @@ void plan_for_gpu(const DimList &view_dims, Plan *plan) {
             t = i;  // the output's dense dim is a block digit: threads along the input's
         }
         if (u0 >= 0 && u1 < 0) {
-            u1 = pick([](const ViewDim &d) { return std::min(d.in_stride, d.out_stride); }, tiny);
+            u1 = pick([](const ViewDim &d) { return std::min(magnitude(d.in_stride), d.out_stride); }, tiny);
         }
         if (t < 0) {
-            t = pick([](const ViewDim &d) { return std::max(d.in_stride, d.out_stride); }, any);
+            t = pick([](const ViewDim &d) { return std::max(magnitude(d.in_stride), d.out_stride); }, any);
         }
         const int t2 = pick(out_key, any);
         slots = {at(u0), at(u1), at(t), at(t2)};

@@ -27,7 +27,8 @@ struct Problem {
     int64_t bytes;  // bytes of one tensor (input and output are the same size)
     bool empty;     // some dim is 0: valid, nothing to do
     int threads;
-    int64_t in_span_bytes, out_span_bytes;  // from each tensor's first byte to one past its last
+    int64_t in_low_bytes, out_low_bytes;    // each tensor's lowest byte from its data pointer (< 0: negative strides)
+    int64_t in_span_bytes, out_span_bytes;  // from each tensor's lowest byte to one past its highest
 };
 
 // The op, order, block and thread rules, for tensors of ndim dims.

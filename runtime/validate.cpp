@@ -62,16 +62,18 @@ MemoryDims memory_dims(const sd_tensor &t) {
 
 struct Sizes {
     int64_t count = 0;       // elements
-    int64_t span_bytes = 0;  // from the first byte to one past the last
+    int64_t low_bytes = 0;   // the lowest byte's offset from the data pointer: < 0 with negative strides
+    int64_t span_bytes = 0;  // from the lowest byte to one past the highest
 };
 
-// Sizes of one tensor, overflow-checked. `which` is "input" or "output".
+// Sizes of one tensor, overflow-checked. `which` is "input" or "output". A negative stride
+// reaches below the data pointer (the element at logical index 0), as in numpy and DLPack.
 Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64_t elem, Sizes *s) {
     const auto dims = memory_dims(t);
     // An empty tensor has no elements, however large its other dims: their product is never
     // formed (the fuzzer found 2^21 x 2^21 x 2^21 x 0 rejected as an overflow).
     const bool empty = std::any_of(dims.begin(), dims.end(), [](auto d) { return d.first == 0; });
-    int64_t count = empty ? 0 : 1, last = 0;
+    int64_t count = empty ? 0 : 1, low = 0, high = 0;
     bool overflow = false;
     for (auto [extent, stride] : dims) {
         overflow |= !empty && !checked_mul(count, extent, &count);
@@ -79,12 +81,14 @@ Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64
     if (!overflow && count > 0) {
         for (auto [extent, stride] : dims) {
             int64_t reach;
-            overflow |= !checked_mul(extent - 1, stride, &reach) || !checked_add(last, reach, &last);
+            overflow |= !checked_mul(extent - 1, stride, &reach) ||
+                        !(reach < 0 ? checked_add(low, reach, &low) : checked_add(high, reach, &high));
         }
     }
-    int64_t span = 0;
+    int64_t span = 0, low_bytes = 0;
     if (!overflow && count > 0) {
-        overflow |= !checked_add(last, 1, &span) || !checked_mul(span, elem, &span);
+        overflow |= !checked_sub(high, low, &span) || !checked_add(span, 1, &span) || !checked_mul(span, elem, &span) ||
+                    !checked_mul(low, elem, &low_bytes);
     }
     int64_t bytes;
     overflow |= !checked_mul(count, elem, &bytes);
@@ -95,15 +99,19 @@ Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64
         return error(SD_ERROR_OVERFLOW, m.str());
     }
     s->count = count;
+    s->low_bytes = low_bytes;
     s->span_bytes = span;
     return {};
 }
 
 // The output must not write one element twice: sorted by stride, each dim must step past
 // everything the smaller dims reach. (Conservative: it also rejects exotic interleaved views.)
+// A stride's sign does not matter: a reversed dim reaches as far the other way. After the span
+// check no stride of a dim longer than 1 is INT64_MIN, so the magnitudes cannot overflow.
 bool output_aliases_itself(const sd_tensor &t) {
     auto d = memory_dims(t);
     d.erase(std::remove_if(d.begin(), d.end(), [](auto p) { return p.first <= 1; }), d.end());
+    for (auto &[extent, stride] : d) stride = stride < 0 ? -stride : stride;
     std::sort(d.begin(), d.end(), [](auto a, auto b) { return a.second < b.second; });
     int64_t reach = 0;  // largest offset reachable with the dims so far
     for (auto [extent, stride] : d) {
@@ -251,11 +259,6 @@ Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor 
                 return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " dim " + dim_name(ndim, i) +
                                                            " is negative: dims " + dims_str(ndim, t->dims));
             }
-            if (t->strides[i] < 0) {
-                return fail(SD_ERROR_INVALID_ARGUMENT, std::string(which) + " stride of " + dim_name(ndim, i) +
-                                                           " is negative: strides " + dims_str(ndim, t->strides) +
-                                                           " (strides must be >= 0)");
-            }
         }
     }
     if (in.dtype != out.dtype) {
@@ -313,6 +316,8 @@ Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor 
                        in_size.count * elem,
                        empty,
                        p.threads,
+                       in_size.low_bytes,
+                       out_size.low_bytes,
                        in_size.span_bytes,
                        out_size.span_bytes};
     return {};
@@ -328,14 +333,32 @@ Status validate_memory(const Problem &problem, const void *in, const void *out) 
                          " data is null but the tensor has " + std::to_string(problem.bytes / problem.elem_bytes) +
                          " elements (rule: null data only with a zero size)");
     }
-    const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in), out_lo = reinterpret_cast<uintptr_t>(out);
-    const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(problem.in_span_bytes);
-    const uintptr_t out_hi = out_lo + static_cast<uintptr_t>(problem.out_span_bytes);
+    // Each tensor's bytes: [data + low, data + low + span); low < 0 with negative strides. A
+    // range that would wrap around the address space is no memory a caller can own.
+    auto range = [](const void *data, int64_t low, int64_t span, uintptr_t *lo, uintptr_t *hi) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(data), below = static_cast<uintptr_t>(-low);
+        *lo = at - below;
+        *hi = *lo + static_cast<uintptr_t>(span);
+        return at >= below && *hi >= *lo;
+    };
+    uintptr_t in_lo, in_hi, out_lo, out_hi;
+    for (bool input : {true, false}) {
+        const bool fits = input ? range(in, problem.in_low_bytes, problem.in_span_bytes, &in_lo, &in_hi)
+                                : range(out, problem.out_low_bytes, problem.out_span_bytes, &out_lo, &out_hi);
+        if (!fits) {
+            std::ostringstream m;
+            m << op_label(problem.op) << ": " << (input ? "input" : "output") << " data " << (input ? in : out)
+              << " with its strides reaches " << -(input ? problem.in_low_bytes : problem.out_low_bytes)
+              << " bytes below and " << (input ? problem.in_span_bytes : problem.out_span_bytes)
+              << " bytes in all, past the ends of the address space (rule: a tensor's bytes are addressable memory)";
+            return error(SD_ERROR_OVERFLOW, m.str());
+        }
+    }
     if (in_lo < out_hi && out_lo < in_hi) {
         std::ostringstream m;
-        m << op_label(problem.op) << ": input memory [" << in << ", +" << problem.in_span_bytes
-          << " bytes) overlaps output memory [" << out << ", +" << problem.out_span_bytes
-          << " bytes) (rule: the operation is not in place)";
+        m << op_label(problem.op) << ": input memory [" << reinterpret_cast<const void *>(in_lo) << ", +"
+          << problem.in_span_bytes << " bytes) overlaps output memory [" << reinterpret_cast<const void *>(out_lo)
+          << ", +" << problem.out_span_bytes << " bytes) (rule: the operation is not in place)";
         return error(SD_ERROR_OVERLAP, m.str());
     }
     return {};

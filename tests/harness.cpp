@@ -53,13 +53,29 @@ std::string coord_str(const spacedepth::Dims &d, const int64_t *coord) {
 
 }  // namespace
 
-spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out) {
+namespace {
+
+spacedepth::Device test_device() {
     using spacedepth::Device;
     static const Device device = [] {
         const char *name = std::getenv("SPACEDEPTH_TEST_DEVICE");
         return name != nullptr && std::strcmp(name, "opencl") == 0 ? Device::OpenCL : Device::Host;
     }();
-    return spacedepth::detail::run_on(p, in, out, {device, nullptr, nullptr});
+    return device;
+}
+
+}  // namespace
+
+spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out) {
+    return spacedepth::detail::run_on(p, in, out, {test_device(), nullptr, nullptr});
+}
+
+bool test_device_takes_negative_strides() { return test_device() != spacedepth::Device::OpenCL; }
+
+unsigned random_reversal(std::mt19937_64 &rng, int ndim) {
+    if (!test_device_takes_negative_strides()) return 0;
+    const unsigned all = (1u << ndim) - 1;
+    return 1 + static_cast<unsigned>(rng() % all);
 }
 
 reference::TensorRef as_reference(const spacedepth::Tensor &t) {
@@ -78,9 +94,11 @@ reference::TensorRef as_reference(const spacedepth::Tensor &t) {
 
 reference::TensorRef TestTensor::ref() const {
     reference::TensorRef r = as_reference(tensor);
-    r.data = const_cast<uint8_t *>(storage.data());
+    r.data = const_cast<uint8_t *>(storage.data()) + origin;
     return r;
 }
+
+void TestTensor::rebase() { tensor.data = storage.data() + origin; }
 
 int64_t TestTensor::elements() const {
     int64_t count = 1;
@@ -116,7 +134,8 @@ Dims deep_dims(const Dims &space, const Params &p) {
     return deep;
 }
 
-TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng) {
+TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng,
+                       unsigned reversed_dims) {
     TestTensor t;
     t.tensor.dtype = dtype;
     t.tensor.layout = layout;
@@ -144,9 +163,18 @@ TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims,
         last += (extent > 0 ? extent - 1 : 0) * stride;
         stride *= extent > 0 ? extent : 1;
     }
-    const size_t bytes = static_cast<size_t>(empty ? 1 : last + 1) * spacedepth::dtype_size(dtype);
+    const int elem = spacedepth::dtype_size(dtype);
+    const size_t bytes = static_cast<size_t>(empty ? 1 : last + 1) * elem;
+    // A reversed dim starts at its last element and steps back.
+    for (int k = 0; k < nd; k++) {
+        if (reversed_dims & (1u << k)) {
+            const int64_t extent = k == 1 ? dims[1] / k_lanes : dims[k];
+            if (!empty) t.origin += (extent > 0 ? extent - 1 : 0) * t.tensor.strides[k] * elem;
+            t.tensor.strides[k] = -t.tensor.strides[k];
+        }
+    }
     t.storage.assign(bytes, kSentinel);
-    t.tensor.data = t.storage.data();
+    t.rebase();
     return t;
 }
 
@@ -154,7 +182,7 @@ void fill_unique(TestTensor &t, uint64_t salt) {
     const reference::TensorRef r = t.ref();
     uint64_t i = 0;
     for_each_coord(t.tensor.dims, [&](const int64_t *coord) {
-        uint8_t *e = t.storage.data() + reference::byte_offset(r, coord);
+        uint8_t *e = r.data + reference::byte_offset(r, coord);
         const uint64_t counter = i + 1 + salt;
         for (int b = 0; b < r.elem_bytes; b++) {
             // Low bytes count (unique while they can), high bytes hash (catch lane swaps).
@@ -174,7 +202,7 @@ std::string compare(const TestTensor &got, const TestTensor &want) {
     std::vector<bool> is_element(got.storage.size(), false);
     int64_t mismatches = 0;
     for_each_coord(got.tensor.dims, [&](const int64_t *coord) {
-        const int64_t off = reference::byte_offset(g, coord);
+        const int64_t off = got.origin + reference::byte_offset(g, coord);
         for (int b = 0; b < g.elem_bytes; b++) is_element[off + b] = true;
         if (std::memcmp(&got.storage[off], &want.storage[off], g.elem_bytes) != 0) {
             if (mismatches++ < 64) {
@@ -200,7 +228,7 @@ std::string compare(const TestTensor &got, const TestTensor &want) {
 TestTensor expected_output(const spacedepth::Params &p, const TestTensor &in, const TestTensor &out) {
     TestTensor want = out;
     want.storage.assign(out.storage.size(), kSentinel);
-    want.tensor.data = want.storage.data();
+    want.rebase();
     const bool crd = p.order == spacedepth::Order::CRD;
     int64_t block[3];
     block_sizes(p, static_cast<int>(in.tensor.dims.size()) - 2, block);
@@ -245,8 +273,11 @@ RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_b
     RandomCall call{Params{op, b, order, static_cast<int>(rng() % 3)}, {}, {}};
     const Dims deep = deep_dims(space, call.params);
     const bool s2d = op == Op::SpaceToDepth;
-    call.in = make_tensor(dtype, in_layout, s2d ? space : deep, rng() % 2 ? &rng : nullptr);
-    call.out = make_tensor(dtype, out_layout, s2d ? deep : space, rng() % 2 ? &rng : nullptr);
+    const int nd = rank + 2;
+    const unsigned in_reversed = rng() % 4 == 0 ? random_reversal(rng, nd) : 0;
+    const unsigned out_reversed = rng() % 4 == 0 ? random_reversal(rng, nd) : 0;
+    call.in = make_tensor(dtype, in_layout, s2d ? space : deep, rng() % 2 ? &rng : nullptr, in_reversed);
+    call.out = make_tensor(dtype, out_layout, s2d ? deep : space, rng() % 2 ? &rng : nullptr, out_reversed);
     return call;
 }
 

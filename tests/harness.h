@@ -29,14 +29,23 @@ reference::TensorRef as_reference(const spacedepth::Tensor &t);
 struct TestTensor {
     std::vector<uint8_t> storage;
     spacedepth::Tensor tensor;  // a view into storage
+    int64_t origin = 0;         // bytes from storage's start to logical element 0 (> 0 when reversed)
     reference::TensorRef ref() const;
     int64_t elements() const;
+    void rebase();  // points tensor.data at this object's own storage (after a copy)
 };
 
 // A tensor of the given logical dims. With rng, each stride gets 0-3 elements of padding, so the
-// tensor is a strided view into a larger buffer; without, it is dense. Storage is filled with
-// kSentinel.
-TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng = nullptr);
+// tensor is a strided view into a larger buffer; without, it is dense. Each logical dim in the
+// bit mask reversed_dims (bit i: dim i) gets a negative stride, as numpy's x[:, ::-1] has: data
+// points at logical element 0, which then lies past the start of storage. Storage is filled
+// with kSentinel.
+TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims, std::mt19937_64 *rng = nullptr,
+                       unsigned reversed_dims = 0);
+// A random non-empty mask of reversed dims for an ndim-dim tensor, or 0 where the test device
+// takes no negative strides (the OpenCL test path).
+unsigned random_reversal(std::mt19937_64 &rng, int ndim);
+bool test_device_takes_negative_strides();
 
 // Writes a distinct value into every logical element (distinct while the count fits the width).
 void fill_unique(TestTensor &t, uint64_t salt = 0);

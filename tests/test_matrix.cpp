@@ -1,9 +1,10 @@
 // Every cell of the semantic matrix (op x order x input layout x output layout x element width)
 // against the independent reference, over randomised shapes: blocks 1-5 and rectangular, H != W,
 // odd sizes, 1-pixel rows and columns, batch > 1, channel counts off the vector width, strided
-// views, one and several threads. Plus the round trip in both directions. A second matrix runs
-// spatial rank 1 and 3 over the channels-last, channels-first and blocked layouts, and rank 2
-// over every pair with a blocked side (NCHWc4/8/16), each cell over every element width.
+// and reversed views (negative strides), one and several threads. Plus the round trip in both
+// directions. A second matrix runs spatial rank 1 and 3 over the channels-last, channels-first
+// and blocked layouts, and rank 2 over every pair with a blocked side (NCHWc4/8/16), each cell
+// over every element width.
 #include "runtime/tuning.h"
 #include "tests/harness.h"
 
@@ -31,6 +32,7 @@ struct Case {
     Block block{1};
     bool strided = false;
     int threads = 0;
+    bool reversed = false;  // some dims of each tensor with negative strides (numpy's x[:, ::-1])
 };
 
 std::string describe(const Params &p, const Case &c, DType dtype, Layout in, Layout out) {
@@ -43,7 +45,7 @@ std::string describe(const Params &p, const Case &c, DType dtype, Layout in, Lay
     block_sizes(p, rank, block);
     s << "] block ";
     for (int i = 0; i < rank; i++) s << (i ? "x" : "") << block[i];
-    s << (c.strided ? " strided" : " dense") << " threads " << c.threads;
+    s << (c.strided ? " strided" : " dense") << (c.reversed ? " reversed" : "") << " threads " << c.threads;
     return s.str();
 }
 
@@ -56,10 +58,14 @@ std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DT
     const Dims in_dims = op == Op::SpaceToDepth ? c.space : deep;
     const Dims out_dims = op == Op::SpaceToDepth ? deep : c.space;
 
-    TestTensor in = make_tensor(dtype, in_layout, in_dims, c.strided ? &rng : nullptr);
+    const int nd = static_cast<int>(in_dims.size());
+    const unsigned in_reversed = c.reversed ? random_reversal(rng, nd) : 0;
+    const unsigned out_reversed = c.reversed ? random_reversal(rng, nd) : 0;
+    TestTensor in = make_tensor(dtype, in_layout, in_dims, c.strided ? &rng : nullptr, in_reversed);
     fill_unique(in, rng() % 1000);
-    TestTensor out = make_tensor(dtype, out_layout, out_dims, c.strided ? &rng : nullptr);
-    const std::string what = describe(p, c, dtype, in_layout, out_layout);
+    TestTensor out = make_tensor(dtype, out_layout, out_dims, c.strided ? &rng : nullptr, out_reversed);
+    const std::string what = describe(p, c, dtype, in_layout, out_layout) + " (reversed dims: input mask " +
+                             std::to_string(in_reversed) + ", output mask " + std::to_string(out_reversed) + ")";
 
     spacedepth::Status s = run_op(p, in.tensor, out.tensor);
     if (!s.ok()) return what + ": " + s.message();
@@ -70,7 +76,7 @@ std::string run_case(Op op, Order order, Layout in_layout, Layout out_layout, DT
     // Round trip: the inverse op with the same order and block restores the input bit for bit.
     TestTensor back = in;
     back.storage.assign(in.storage.size(), kSentinel);
-    back.tensor.data = back.storage.data();
+    back.rebase();
     s = run_op(inverse, out.tensor, back.tensor);
     if (!s.ok()) return what + " inverse: " + s.message();
     if (std::string diff = compare(back, in); !diff.empty()) return what + " round trip:\n" + diff;
@@ -119,6 +125,7 @@ void run_cell(const Cell &cell) {
         c.space = {pick({1, 1, 2, 3}), channels, pick({1, 2, 3, 5, 6}) * c.block.h,
                    pick({1, 2, 4, 7, 9, 13}) * c.block.w};
         c.strided = i % 2 == 1;
+        c.reversed = i % 3 == 1;
         c.threads = i % 4 == 2 ? 1 : 0;
         cases.push_back(c);
     }
@@ -133,6 +140,7 @@ void run_cell(const Cell &cell) {
     const int64_t big_c = vect_c ? 16 : 6;
     cases.push_back({{2, big_c, 2 * 96, 2 * 80}, Block(2), false, 2});
     cases.push_back({{1, big_c, 3 * 64, 2 * 90}, Block(3, 2), true, 1});
+    cases.push_back({{1, big_c, 2 * 80, 2 * 96}, Block(2), false, 2, true});
 
     int variant = 0;
     for (const Case &c : cases) {
@@ -210,6 +218,7 @@ TEST_P(RankMatrix, MatchesReference) {
         cs.space = space_dims(rank, pick({1, 1, 2}), c, block, blocks);
         cs.block = square ? Block(block[0]) : make_block(rank, block);
         cs.strided = i % 2 == 1;
+        cs.reversed = i % 3 == 2;
         cs.threads = i % 5 == 2 ? 2 : i % 5 == 3 ? 1 : 0;
         cases.push_back(cs);
     }

@@ -67,9 +67,6 @@ TEST(Validation, TensorDescriptors) {
     in.dims[2] = -4;
     expect_error(p, in, out, SD_ERROR_INVALID_ARGUMENT, {"input dim H is negative", "[1,1,-4,4]"}, &f.out.storage);
     in = f.in.tensor;
-    in.strides[3] = -1;
-    expect_error(p, in, out, SD_ERROR_INVALID_ARGUMENT, {"input stride of W is negative"}, &f.out.storage);
-    in = f.in.tensor;
     out.dtype = DType::Int32;
     expect_error(p, in, out, SD_ERROR_INVALID_ARGUMENT, {"input dtype float32 differs from output dtype int32"},
                  &f.out.storage);
@@ -186,6 +183,52 @@ TEST(Validation, OverlapAndAliasing) {
     spacedepth::Tensor bcast = f.in.tensor;
     bcast.strides = {0, 0, 0, 0};
     EXPECT_TRUE(spacedepth::space_to_depth(bcast, f.out.tensor, 2).ok());
+}
+
+// Negative strides are reversed views (numpy's x[:, ::-1]): data points at logical element 0,
+// and the tensor's bytes reach below it. They are valid on both sides; what they can break is
+// the arithmetic and the memory rules, each with its own error.
+TEST(Validation, NegativeStrides) {
+    // A reversed W on the input and a reversed H on the output: right, and nothing else written.
+    Fixture f({1, 1, 4, 4}, {1, 4, 2, 2});
+    TestTensor rin = make_tensor(DType::Float32, Layout::NHWC, {1, 1, 4, 4}, nullptr, 1u << 3);
+    TestTensor rout = make_tensor(DType::Float32, Layout::NHWC, {1, 4, 2, 2}, nullptr, 1u << 2);
+    EXPECT_LT(rin.tensor.strides[3], 0);
+    fill_unique(rin);
+    ASSERT_TRUE(spacedepth::space_to_depth(rin.tensor, rout.tensor, 2).ok());
+    EXPECT_EQ(compare(rout, expected_output({Op::SpaceToDepth, 2}, rin, rout)), "");
+
+    // A reach below the data pointer that overflows, and one that passes address 0.
+    spacedepth::Tensor in = f.in.tensor;
+    in.strides[0] = INT64_MIN;
+    in.dims[0] = 2;
+    spacedepth::Tensor out2 = f.out.tensor;
+    out2.dims[0] = 2;
+    out2.strides[0] = 16;
+    expect_error({Op::SpaceToDepth, 2}, in, out2, SD_ERROR_OVERFLOW, {"input size overflows 64-bit"}, &f.out.storage);
+    in = f.in.tensor;
+    in.strides = {16, 1, -4, -1};
+    in.data = reinterpret_cast<void *>(uintptr_t{8});  // 60 bytes of the view lie below address 8
+    expect_error({Op::SpaceToDepth, 2}, in, f.out.tensor, SD_ERROR_OVERFLOW,
+                 {"input data", "reaches 60 bytes below", "address space"}, &f.out.storage);
+
+    // Overlap is judged on the bytes a reversed view really spans: an output just below a
+    // reversed input's data pointer overlaps it.
+    std::vector<float> shared(64, 0.0f);
+    spacedepth::Tensor a = spacedepth::Tensor::dense(shared.data() + 40, DType::Float32, Layout::NHWC, {1, 1, 4, 4});
+    a.strides = {16, 1, -4, -1};  // spans shared[25..40]
+    spacedepth::Tensor b = spacedepth::Tensor::dense(shared.data() + 20, DType::Float32, Layout::NHWC, {1, 4, 2, 2});
+    expect_error({Op::SpaceToDepth, 2}, a, b, SD_ERROR_OVERLAP, {"overlaps output memory"});
+    for (size_t i = 0; i < 25; i++) ASSERT_EQ(shared[i], 0.0f);
+    b.data = shared.data() + 9;  // [9, 25): just below
+    EXPECT_TRUE(spacedepth::space_to_depth(a, b, 2).ok());
+
+    // An output whose reversed strides make two elements share an address.
+    spacedepth::Tensor self = f.out.tensor;
+    self.strides = {16, 1, -2, 4};
+    self.data = static_cast<float *>(f.out.tensor.data) + 4;
+    expect_error({Op::SpaceToDepth, 2}, f.in.tensor, self, SD_ERROR_OVERLAP, {"share memory", "[16,1,-2,4]"},
+                 &f.out.storage);
 }
 
 TEST(Validation, OutputDimsHelperErrors) {

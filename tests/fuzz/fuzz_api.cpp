@@ -5,7 +5,8 @@
 // sd_plan_run), which must agree with it exactly: op, order, layouts (the blocked ones included),
 // dtypes, ndim (3-5 and out of range, the two tensors' sometimes different), block (block_d too)
 // and threads from the full range of their types (out-of-range enums, zero, negative and huge
-// values included); dims and strides small, dense, padded, random or huge enough to overflow;
+// values included); dims and strides small, dense, padded, random, reversed (negative strides:
+// data then points inside its buffer) or huge enough to overflow;
 // null data, and input and output in one overlapping buffer. Memory is real and exactly as large as each tensor's span
 // (so ASan sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors would need more
 // are made only if they overflow 64 bits, since then no memory is touched.
@@ -81,27 +82,36 @@ bool valid_enums(const sd_params &p, const sd_tensor &in, const sd_tensor &out) 
            dtype_ok(in.dtype) && dtype_ok(out.dtype);
 }
 
-// Bytes from a tensor's first to one past its last element, or -1 when any dim or stride is
-// negative or the span does not fit in int64. Zero when the tensor is empty.
-int64_t span_bytes(const sd_tensor &t, int elem) {
-    __int128 last = 0;
+// A tensor's memory: `span` bytes from its lowest to one past its highest, and `low`, the lowest
+// byte's offset from the data pointer (negative strides reach below it, as in numpy). span is -1
+// when any dim is negative or the span does not fit in int64; 0 when the tensor is empty.
+struct Extent {
+    int64_t low = 0, span = 0;
+};
+
+Extent memory_extent(const sd_tensor &t, int elem) {
+    __int128 lo = 0, hi = 0;
     const int nd = used_dims(t);
     const int64_t k = lanes_of(t.layout);
     for (int i = 0; i < nd; i++) {
-        if (t.dims[i] < 0 || t.strides[i] < 0) return -1;
+        if (t.dims[i] < 0) return {0, -1};
     }
     for (int i = 0; i < nd; i++) {
-        if (t.dims[i] == 0) return 0;
+        if (t.dims[i] == 0) return {0, 0};
     }
     for (int i = 0; i < nd; i++) {
         const __int128 extent = i == 1 ? (static_cast<__int128>(t.dims[1]) + k - 1) / k : t.dims[i];
-        last += (extent - 1) * static_cast<__int128>(t.strides[i]);  // each term < 2^126
-        if (last > INT64_MAX) return -1;
+        const __int128 reach = (extent - 1) * static_cast<__int128>(t.strides[i]);  // |reach| < 2^126
+        (reach < 0 ? lo : hi) += reach;
+        if (hi > INT64_MAX || lo < INT64_MIN) return {0, -1};
     }
-    last += k - 1;
-    const __int128 bytes = (last + 1) * elem;
-    return bytes > INT64_MAX ? -1 : static_cast<int64_t>(bytes);
+    hi += k - 1;
+    const __int128 bytes = (hi - lo + 1) * elem;
+    if (bytes > INT64_MAX) return {0, -1};
+    return {static_cast<int64_t>(lo * elem), static_cast<int64_t>(bytes)};
 }
+
+int64_t span_bytes(const sd_tensor &t, int elem) { return memory_extent(t, elem).span; }
 
 // docs/SPEC.md section 5, written out independently. Memory rules (null data, overlap, aliasing) are
 // checked by the caller.
@@ -188,7 +198,7 @@ reference::TensorRef as_ref(const sd_tensor &t, uint8_t *data) {
     return r;
 }
 
-bool output_self_aliases(const sd_tensor &t, int64_t span) {
+bool output_self_aliases(const sd_tensor &t, int64_t low, int64_t span) {
     std::vector<uint8_t> seen(static_cast<size_t>(span), 0);
     const reference::TensorRef r = as_ref(t, static_cast<uint8_t *>(t.data));
     // Stride-0 dims can make the count huge while the span is small: then an address repeats
@@ -202,7 +212,7 @@ bool output_self_aliases(const sd_tensor &t, int64_t span) {
             coord[i] = rest % t.dims[i];
             rest /= t.dims[i];
         }
-        const int64_t off = reference::byte_offset(r, coord);
+        const int64_t off = reference::byte_offset(r, coord) - low;
         if (seen[off]) return true;
         seen[off] = 1;
     }
@@ -218,7 +228,8 @@ bool output_strides_nest(const sd_tensor &t) {
     for (int i = 0; i < t.ndim; i++) {
         const int64_t extent =
             i == 1 ? static_cast<int64_t>((static_cast<__int128>(t.dims[1]) + k - 1) / k) : t.dims[i];
-        if (extent > 1) dims.emplace_back(t.strides[i], extent);
+        // A reversed dim reaches as far the other way. INT64_MIN never gets here: its span overflows.
+        if (extent > 1) dims.emplace_back(t.strides[i] < 0 ? -t.strides[i] : t.strides[i], extent);
         if (k > 1 && i == 1 && t.dims[1] > 1) dims.emplace_back(1, k);  // the k channels of a group
     }
     std::sort(dims.begin(), dims.end());
@@ -289,16 +300,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     base + (inner || base > INT64_MAX - 3 * k ? 0 : k * fdp.ConsumeIntegralInRange<int64_t>(0, 3));
             }
             break;
-        case 2:  // random small strides (may alias)
-            for (int i = 0; i < nd; i++) t->strides[i] = fdp.ConsumeIntegralInRange<int64_t>(0, 40);
+        case 2:  // random small strides (may alias), negative ones included
+            for (int i = 0; i < nd; i++) t->strides[i] = fdp.ConsumeIntegralInRange<int64_t>(-40, 40);
             break;
         default:  // anything
             for (int i = 0; i < nd; i++)
                 t->strides[i] = fdp.ConsumeBool() ? fdp.ConsumeIntegral<int64_t>() : pick_extent(fdp);
         }
+        // Reversed dims (numpy's x[:, ::-1]): some strides negated.
+        if (fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
+            const unsigned mask = fdp.ConsumeIntegral<uint8_t>();
+            for (int i = 0; i < nd; i++) {
+                if ((mask >> i & 1) && t->strides[i] != INT64_MIN) t->strides[i] = -t->strides[i];
+            }
+        }
     }
 
-    const int64_t in_span = span_bytes(in, elem), out_span = span_bytes(out, elem);
+    const Extent in_extent = memory_extent(in, elem), out_extent = memory_extent(out, elem);
+    const int64_t in_span = in_extent.span, out_span = out_extent.span;
     const int memory_mode = fdp.ConsumeIntegralInRange<int>(0, 7);  // 0: null input, 1: null output, 2: overlap
     const bool overflow = in_span < 0 || out_span < 0;
     if (!overflow && (in_span > kMaxBufferBytes || out_span > kMaxBufferBytes)) {
@@ -309,8 +328,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<uint8_t> in_buf(overflow ? 1 : std::max<int64_t>(in_span, 1)),
         out_buf(overflow ? 1 : std::max<int64_t>(out_span, 1), 0xA5);
     for (uint8_t &b : in_buf) b = fdp.ConsumeIntegral<uint8_t>() ^ static_cast<uint8_t>(&b - in_buf.data());
-    in.data = in_buf.data();
-    out.data = out_buf.data();
+    // data is logical element 0, -low bytes into each buffer.
+    in.data = in_buf.data() - in_extent.low;
+    out.data = out_buf.data() - out_extent.low;
     if (overflow) {  // no memory may be touched: sizes are rejected first
         in.data = reinterpret_cast<void *>(uintptr_t{1} << 40);
         out.data = reinterpret_cast<void *>(uintptr_t{1} << 41);
@@ -321,8 +341,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const int64_t shift = fdp.ConsumeIntegralInRange<int64_t>(0, in_span - 1);
         shared.assign(static_cast<size_t>(shift + std::max(in_span - shift, out_span)), 0);
         std::copy(in_buf.begin(), in_buf.end(), shared.begin());
-        in.data = shared.data();
-        out.data = shared.data() + shift;
+        in.data = shared.data() - in_extent.low;
+        out.data = shared.data() + shift - out_extent.low;
         overlapping = true;
     }
     if (memory_mode == 0) in.data = nullptr;
@@ -356,7 +376,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const bool valid_shapes = shapes_valid(p, in, out);
     const bool nonempty = valid_shapes && in_span > 0;
     const bool null_data = (in.data == nullptr && in_span > 0) || (out.data == nullptr && out_span > 0);
-    const bool self_alias = valid_shapes && !null_data && out_span > 0 && output_self_aliases(out, out_span);
+    const bool self_alias =
+        valid_shapes && !null_data && out_span > 0 && output_self_aliases(out, out_extent.low, out_span);
     const bool fully_valid = valid_shapes && !null_data && !overlapping && !overflow &&
                              (out_span == 0 || output_strides_nest(out)) &&
                              (!nonempty || within_fragment_limit(p, in, out));
@@ -375,7 +396,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!nonempty) return 0;
     if (in_buf != in_before) fail("the input changed", p, in, out, s);
     std::vector<uint8_t> want = out_before;
-    const reference::TensorRef rin = as_ref(in, in_buf.data()), rout = as_ref(out, want.data());
+    const reference::TensorRef rin = as_ref(in, in_buf.data() - in_extent.low),
+                               rout = as_ref(out, want.data() - out_extent.low);
     const int64_t all_blocks[3] = {p.block_d, p.block_h, p.block_w};
     const int64_t *block = all_blocks + (SD_MAX_NDIM - in.ndim);  // the sizes of the call's spatial dims
     if (p.op == SD_SPACE_TO_DEPTH) {

@@ -6,13 +6,15 @@
 #      PoCL with the OpenCL ICD loader (runs the GPU schedules on the CPU: ctest opencl_pocl),
 #      pkgconf (the installed-package test builds a pkg-config consumer), clang-14 and
 #      libclang-rt-14-dev (the sanitizer builds and the libFuzzer target), clang-format-14 (ctest
-#      format).
-#   2. .venv with halide==21.0.0, CMake >= 3.28 and Ninja from PyPI.
+#      format), python3-dev (the Python module's headers when python3 is Debian's).
+#   2. .venv with halide==21.0.0, CMake >= 3.28 and Ninja from PyPI, and for the Python module
+#      (python/) nanobind, and pytest and ml_dtypes for its tests (numpy alone: the peers' tests
+#      skip without them).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PACKAGES=(g++ make python3-venv binutils libgtest-dev libgmock-dev libbenchmark-dev
+DEB_PACKAGES=(g++ make python3-venv python3-dev binutils libgtest-dev libgmock-dev libbenchmark-dev
               libcli11-dev nlohmann-json3-dev xtensor-dev libeigen3-dev libxnnpack-dev libpthreadpool-dev
               g++-aarch64-linux-gnu qemu-user llvm-19 pocl-opencl-icd ocl-icd-opencl-dev pkgconf
               clang-14 libclang-rt-14-dev clang-format-14)
@@ -40,8 +42,11 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 if ! .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('halide') == '$HALIDE_VERSION' else 1)" 2>/dev/null \
-   || [ ! -x .venv/bin/cmake ] || [ ! -x .venv/bin/ninja ] || ! .venv/bin/python -c "import tqdm" 2>/dev/null; then
-    echo "setup: installing halide==$HALIDE_VERSION, cmake>=3.28, ninja, numpy and tqdm (make tune's progress bar) into .venv"
+   || [ ! -x .venv/bin/cmake ] || [ ! -x .venv/bin/ninja ] \
+   || ! .venv/bin/python -c "import tqdm, nanobind, pytest, ml_dtypes" 2>/dev/null; then
+    echo "setup: installing halide==$HALIDE_VERSION, cmake>=3.28, ninja, numpy, tqdm (make tune's progress bar)," \
+         "nanobind, pytest and ml_dtypes (the Python module and its tests) into .venv"
     .venv/bin/pip install -q --disable-pip-version-check "halide==$HALIDE_VERSION" "cmake>=3.28" ninja numpy tqdm \
-        || { echo "setup: could not install halide==$HALIDE_VERSION from PyPI; not falling back to another Halide" >&2; exit 1; }
+        "nanobind>=2.4" pytest ml_dtypes \
+        || { echo "setup: could not install halide==$HALIDE_VERSION and the .venv packages from PyPI; not falling back to another Halide" >&2; exit 1; }
 fi

@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <map>
+#include <mutex>
+
 namespace cuda_driver {
 
 namespace {
@@ -35,27 +38,53 @@ Driver open_driver() {
     if (!ok) {
         return d;
     }
-    int count = 0, device = 0;
+    int count = 0;
     if (d.cuInit(0) != 0 || d.cuDeviceGetCount(&count) != 0 || count == 0) {
         d.why_not = "a CUDA driver but no usable GPU (cuInit / cuDeviceGetCount)";
-        return d;
     }
-    char name[256] = {};
-    if (d.cuDeviceGet(&device, 0) != 0 || d.cuDevicePrimaryCtxRetain(&d.context, device) != 0 ||
-        d.cuCtxPushCurrent(d.context) != 0) {
-        d.why_not = "could not make GPU 0's primary context current";
-        return d;
-    }
-    d.cuDeviceGetName(name, sizeof(name) - 1, device);
-    d.device_name = name;
     return d;
 }
 
 }  // namespace
 
-Driver &driver() {
+Driver &library() {
     static Driver d = open_driver();
     return d;
+}
+
+Driver &driver() {
+    static Driver &d = []() -> Driver & {
+        Driver &lib = library();
+        int device = 0;
+        char name[256] = {};
+        if (lib.usable() &&
+            (lib.cuDeviceGet(&device, 0) != 0 || lib.cuDevicePrimaryCtxRetain(&lib.context, device) != 0 ||
+             lib.cuCtxPushCurrent(lib.context) != 0)) {
+            lib.why_not = "could not make GPU 0's primary context current";
+        }
+        if (lib.usable()) {
+            lib.cuDeviceGetName(name, sizeof(name) - 1, device);
+            lib.device_name = name;
+        }
+        return lib;
+    }();
+    return d;
+}
+
+void *primary_context(int device_ordinal) {
+    Driver &d = library();
+    static std::mutex mutex;
+    static std::map<int, void *> contexts;  // retained once per device, for the process's life
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!d.usable()) return nullptr;
+    if (auto it = contexts.find(device_ordinal); it != contexts.end()) return it->second;
+    int device = 0;
+    void *context = nullptr;
+    if (d.cuDeviceGet(&device, device_ordinal) != 0 || d.cuDevicePrimaryCtxRetain(&context, device) != 0) {
+        return nullptr;
+    }
+    contexts[device_ordinal] = context;
+    return context;
 }
 
 }  // namespace cuda_driver

@@ -1,6 +1,6 @@
-// The CUDA driver API, loaded at run time with dlopen("libcuda.so.1"), for the CUDA tests and
-// `spacedepth bench --device cuda`: device memory, copies and a context, with no link-time CUDA
-// dependency, so the binaries run unchanged on machines with and without a GPU.
+// The CUDA driver API, loaded at run time with dlopen("libcuda.so.1"), for the CUDA tests,
+// `spacedepth bench --device cuda` and the Python module's CUDA arrays: device memory, copies and a context, with no
+// link-time CUDA dependency, so the binaries run unchanged on machines with and without a GPU.
 #pragma once
 
 #include <cstddef>
@@ -35,5 +35,10 @@ struct Driver {
 // Loads the driver once, initialises it and makes GPU 0's primary context current on the
 // calling thread; why_not says what is missing when it cannot.
 Driver &driver();
+// The driver loaded and initialised, no context touched (for callers with contexts of their own).
+Driver &library();
+// A device's primary context (the one PyTorch, CuPy and JAX use), retained once per process and
+// never made current here; null without a driver or that device.
+void *primary_context(int device_ordinal);
 
 }  // namespace cuda_driver

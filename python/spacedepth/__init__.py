@@ -1,0 +1,311 @@
+"""SpaceToDepth and DepthToSpace on numpy arrays, PyTorch tensors and any DLPack producer, with no
+copy: the arrays' memory goes to spacedepth's kernels as it is, strides (negative ones included)
+and all.
+
+    import numpy as np, spacedepth
+    x = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)          # NHWC
+    y = spacedepth.space_to_depth(x, 2)                              # (1, 2, 2, 4), DCR
+    spacedepth.depth_to_space(y, 2, out=x)                           # written into x
+
+Arrays are in memory order for their layout: NHWC is [N, (D,) (H,) W, C], NCHW is
+[N, C, (D,) (H,) W], the blocked layouts NCHWc4/8/16 and NCHW_VECT_C are [N, C/k, (D,) (H,) W, k].
+The spatial rank (1, 2 or 3) is the array's. Orders: DCR (TensorFlow, ONNX's default) and CRD
+(PyTorch's pixel_shuffle, ONNX mode "CRD"); docs/SPEC.md defines both.
+
+Peer-compatible forms: pixel_shuffle / pixel_unshuffle (as torch.nn.functional) and
+tf_depth_to_space / tf_space_to_depth (as tf.nn). PyTorch operators for torch.compile:
+`import spacedepth.torch` registers torch.ops.spacedepth.depth_to_space and space_to_depth.
+
+Errors are exceptions carrying the runtime's one-line message: ValueError for a rule the call
+breaks (shapes, layouts, overlapping memory, ...), TypeError for an element type, MemoryError for
+an allocation. Nothing is written when a call raises.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "space_to_depth", "depth_to_space", "pixel_shuffle", "pixel_unshuffle", "tf_depth_to_space",
+    "tf_space_to_depth", "Plan", "output_shape", "set_num_threads", "num_threads", "build_info", "__version__",
+]
+
+__version__: str = _core.version()
+
+Block = Union[int, Sequence[int]]
+LAYOUTS = ("NHWC", "NCHW", "NCHWc4", "NCHWc8", "NCHWc16", "NCHW_VECT_C")
+
+
+def _torch():
+    """PyTorch if the caller has imported it (spacedepth never imports it itself)."""
+    return sys.modules.get("torch")
+
+
+def _is_torch(x: Any) -> bool:
+    torch = _torch()
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _block(block: Block) -> Tuple[int, ...]:
+    try:
+        sizes = (operator.index(block),) if not isinstance(block, (tuple, list)) else tuple(
+            operator.index(b) for b in block)
+    except TypeError:
+        raise TypeError(f"block must be an int or a tuple of ints: got {block!r}") from None
+    if not sizes:
+        raise ValueError("block must have at least one size")
+    return sizes
+
+
+def _threads(threads: Optional[int]) -> int:
+    return 0 if threads is None else operator.index(threads)
+
+
+# numpy dtypes DLPack cannot carry (ml_dtypes' bfloat16 and float8, byte-swapped types, plain
+# void, datetimes) move as unsigned integers of their width: the op moves bytes unchanged.
+_BY_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}
+
+
+def _numpy_dtype_ok(dt: np.dtype) -> bool:
+    if dt.kind in "OSU" or dt.fields is not None or dt.subdtype is not None:
+        return False
+    return dt.itemsize in _BY_WIDTH
+
+
+def _numpy_view(a: np.ndarray) -> np.ndarray:
+    dt = a.dtype
+    if not _numpy_dtype_ok(dt):
+        raise TypeError(f"unsupported dtype '{dt.str}' ({dt}): spacedepth moves fixed-width numeric, bool and "
+                        "raw elements of 1, 2, 4, 8 or 16 bytes")
+    if dt.kind in "biufc" and dt.isnative:
+        return a
+    return a.view(_BY_WIDTH[dt.itemsize])
+
+
+def _check_same_dtype(x: Any, out: Any) -> None:
+    if x.dtype != out.dtype:
+        raise TypeError(f"out dtype {out.dtype} differs from x dtype {x.dtype} (the op moves elements; they "
+                        "must be the same type)")
+
+
+def _array(x: Any) -> Any:
+    """x as the core takes it: numpy arrays with a DLPack-friendly dtype, detached torch tensors."""
+    if isinstance(x, np.ndarray):
+        return _numpy_view(x)
+    if _is_torch(x):
+        return x.detach()
+    if hasattr(x, "__dlpack__"):
+        return x
+    raise TypeError(f"expected a numpy array or a DLPack producer (torch.Tensor, ...): got {type(x).__name__}")
+
+
+def _empty(x: Any, shape: Tuple[int, ...]) -> Any:
+    """A new output of x's kind, dtype and device."""
+    if isinstance(x, np.ndarray):
+        return np.empty(shape, dtype=x.dtype)
+    if _is_torch(x):
+        return _torch().empty(shape, dtype=x.dtype, device=x.device)
+    device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
+    if device_type not in (1, 3):
+        raise TypeError(f"pass out=: spacedepth allocates outputs for numpy arrays, PyTorch tensors and CPU DLPack "
+                        f"producers, not for {type(x).__name__} on DLPack device type {device_type}")
+    host = np.from_dlpack(x) if hasattr(x, "__dlpack_device__") else np.asarray(x)
+    return np.empty(shape, dtype=host.dtype)
+
+
+def _as_kind(x: Any, y: np.ndarray) -> Any:
+    """y (a new numpy output) as an array of x's kind, without a copy where x's library imports DLPack."""
+    if isinstance(x, np.ndarray) or _is_torch(x) or not hasattr(x, "__array_namespace__"):
+        return y
+    return x.__array_namespace__().from_dlpack(y)
+
+
+def _stream(x: Any) -> int:
+    """The CUDA stream PyTorch queues x's work on (0, the default stream, for others)."""
+    if _is_torch(x) and x.is_cuda:
+        return _torch().cuda.current_stream(x.device).cuda_stream
+    return 0
+
+
+def _call(op: str, x: Any, block: Block, order: str, layout: str, out_layout: Optional[str], out: Any,
+          threads: Optional[int]) -> Any:
+    sizes = _block(block)
+    out_layout = layout if out_layout is None else out_layout
+    xa = _array(x)
+    if out is None:
+        shape = tuple(_core.output_shape(op, tuple(x.shape), sizes, order, layout, out_layout))
+        result = _empty(x, shape)
+        target = result
+    else:
+        if isinstance(out, np.ndarray) and not out.flags.writeable:
+            raise ValueError("out is read-only")
+        if _is_torch(out) and out.requires_grad:
+            raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
+        if hasattr(out, "dtype") and hasattr(x, "dtype") and type(out) is type(x):
+            _check_same_dtype(x, out)
+        result = target = out
+    _core.run(op, xa, _array(target), sizes, order, layout, out_layout, _threads(threads), _stream(x))
+    return _as_kind(x, result) if out is None else result
+
+
+def space_to_depth(x: Any, block: Block, *, order: str = "DCR", layout: str = "NHWC", out_layout: Optional[str] = None,
+                   out: Any = None, threads: Optional[int] = None) -> Any:
+    """SpaceToDepth: blocks of the spatial dims move into the channels.
+
+    x: a numpy array, a torch.Tensor (CPU, or CUDA in builds with CUDA kernels) or any DLPack
+       producer, in memory order for `layout` (NHWC: [N, (D,) (H,) W, C]; NCHW: [N, C, (D,) (H,) W];
+       NCHWc4/8/16, NCHW_VECT_C: [N, C/k, (D,) (H,) W, k]); any strides, negative ones included.
+    block: one size (square at every rank) or one per spatial dim, outermost first.
+    order: "DCR" (TensorFlow, ONNX default) or "CRD" (PyTorch pixel_unshuffle, ONNX "CRD").
+    out_layout: the output's layout (default: layout); another one fuses the conversion.
+    out: an array to write into (right shape and dtype, any strides); returned as it is.
+    threads: None or 0 for the library setting, 1 for the calling thread only, N for up to N.
+
+    Returns the output: `out`, or a new array of x's kind, dtype and device.
+    """
+    return _call("space_to_depth", x, block, order, layout, out_layout, out, threads)
+
+
+def depth_to_space(x: Any, block: Block, *, order: str = "DCR", layout: str = "NHWC", out_layout: Optional[str] = None,
+                   out: Any = None, threads: Optional[int] = None) -> Any:
+    """DepthToSpace: the channels spread into blocks of the spatial dims; the inverse of
+    space_to_depth with the same block and order. Arguments as space_to_depth's ("CRD" is
+    PyTorch's pixel_shuffle)."""
+    return _call("depth_to_space", x, block, order, layout, out_layout, out, threads)
+
+
+def output_shape(op: str, shape: Sequence[int], block: Block, *, order: str = "DCR", layout: str = "NHWC",
+                 out_layout: Optional[str] = None) -> Tuple[int, ...]:
+    """The output array shape of op ("space_to_depth" or "depth_to_space") for an input array
+    shape; ValueError when the shape does not divide."""
+    return tuple(_core.output_shape(op, tuple(shape), _block(block), order, layout,
+                                    layout if out_layout is None else out_layout))
+
+
+# ---- The peers' call forms, with their semantics -------------------------------------------------
+
+def _channels_last_torch(x: Any) -> bool:
+    torch = _torch()
+    return (x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=torch.channels_last))
+
+
+def _batched(x: Any, fn_name: str, op: str, factor: int) -> Any:
+    """torch's pixel_shuffle / pixel_unshuffle on any number of leading batch dims, CRD, NCHW."""
+    factor = operator.index(factor)
+    if factor < 1:
+        raise ValueError(f"{fn_name}: the factor must be >= 1: got {factor}")
+    if x.ndim < 3:
+        raise ValueError(f"{fn_name} expects an input with at least 3 dims (*, C, H, W): got shape {tuple(x.shape)}")
+    lead = tuple(x.shape[:-3])
+    n = int(np.prod(lead)) if lead else 1
+    x4 = x.reshape((n,) + tuple(x.shape[-3:]))  # a view wherever the leading dims allow one
+    shape = tuple(_core.output_shape(op, tuple(x4.shape), (factor,), "CRD", "NCHW", "NCHW"))
+    if _is_torch(x) and _channels_last_torch(x4):
+        # As PyTorch: a channels_last input gives a channels_last output.
+        out = _torch().empty(shape, dtype=x.dtype, device=x.device, memory_format=_torch().channels_last)
+    else:
+        out = _empty(x, shape)
+    _core.run(op, _array(x4), _array(out), (factor,), "CRD", "NCHW", "NCHW", 0, _stream(x))
+    return out.reshape(lead + shape[1:]) if lead != (n,) else out
+
+
+def pixel_shuffle(x: Any, upscale_factor: int) -> Any:
+    """torch.nn.functional.pixel_shuffle, exactly: (*, C*r*r, H, W) -> (*, C, H*r, W*r), CRD order.
+    Leading dims are any batch dims (none included); a channels_last tensor gives a channels_last
+    result. Takes numpy arrays too."""
+    return _batched(x, "pixel_shuffle", "depth_to_space", upscale_factor)
+
+
+def pixel_unshuffle(x: Any, downscale_factor: int) -> Any:
+    """torch.nn.functional.pixel_unshuffle, exactly: (*, C, H*r, W*r) -> (*, C*r*r, H, W), CRD
+    order. Takes numpy arrays too."""
+    return _batched(x, "pixel_unshuffle", "space_to_depth", downscale_factor)
+
+
+_TF_FORMATS = {"NHWC": "NHWC", "NCHW": "NCHW", "NCHW_VECT_C": "NCHW_VECT_C"}
+
+
+def _tf(fn_name: str, op: str, x: Any, block_size: int, data_format: str) -> Any:
+    block_size = operator.index(block_size)
+    if block_size < 2:  # TensorFlow's own rule
+        raise ValueError(f"{fn_name}: block_size must be > 1: got {block_size}")
+    if data_format not in _TF_FORMATS:
+        raise ValueError(f"{fn_name}: data_format must be NHWC, NCHW or NCHW_VECT_C: got {data_format!r}")
+    want = 5 if data_format == "NCHW_VECT_C" else 4
+    if len(x.shape) != want:
+        raise ValueError(f"{fn_name}: a {data_format} input has {want} dims: got shape {tuple(x.shape)}")
+    return _call(op, x, block_size, "DCR", _TF_FORMATS[data_format], None, None, None)
+
+
+def tf_depth_to_space(x: Any, block_size: int, data_format: str = "NHWC") -> Any:
+    """tf.nn.depth_to_space, exactly: DCR order, block_size >= 2, data_format NHWC, NCHW or
+    NCHW_VECT_C ([N, C/4, H, W, 4] int8/uint8). Returns an array of x's kind."""
+    return _tf("tf_depth_to_space", "depth_to_space", x, block_size, data_format)
+
+
+def tf_space_to_depth(x: Any, block_size: int, data_format: str = "NHWC") -> Any:
+    """tf.nn.space_to_depth, exactly: DCR order, block_size >= 2, data_format NHWC, NCHW or
+    NCHW_VECT_C."""
+    return _tf("tf_space_to_depth", "space_to_depth", x, block_size, data_format)
+
+
+# ---- Plans -------------------------------------------------------------------------------------------
+
+class Plan:
+    """One call planned once for arrays like `like` (dtype, shape and strides; its data is not
+    read), then run on any such arrays in host memory: validation, the view and the kernel choice
+    are paid at construction.
+
+        plan = spacedepth.Plan("depth_to_space", x, 2, layout="NCHW", order="CRD")
+        for batch in batches:
+            y = plan(batch)                 # or plan(batch, out=y) to reuse the output
+
+    Running it on an array of another shape, dtype or strides raises ValueError or TypeError.
+    """
+
+    def __init__(self, op: str, like: Any, block: Block, *, order: str = "DCR", layout: str = "NHWC",
+                 out_layout: Optional[str] = None, out_strides: Optional[Sequence[int]] = None,
+                 threads: Optional[int] = None):
+        self.op, self.block, self.order, self.layout = op, _block(block), order, layout
+        self.out_layout = layout if out_layout is None else out_layout
+        self._like = like
+        self._plan = _core.Plan(op, _array(like), self.block, order, layout, self.out_layout,
+                                tuple(out_strides or ()), _threads(threads))
+        self.out_shape: Tuple[int, ...] = tuple(self._plan.out_shape)
+        self._dense_out = out_strides is None
+
+    def __call__(self, x: Any, out: Any = None) -> Any:
+        if out is None:
+            if not self._dense_out:
+                raise ValueError("this plan was made for out_strides: pass out= with those strides")
+            out = _empty(x, self.out_shape)
+            self._plan.run(_array(x), _array(out))
+            return _as_kind(x, out)
+        if isinstance(out, np.ndarray) and not out.flags.writeable:
+            raise ValueError("out is read-only")
+        self._plan.run(_array(x), _array(out))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"spacedepth.Plan({self.op!r}, shape {tuple(self._like.shape)} -> {self.out_shape}, block "
+                f"{self.block}, {self.order}, {self.layout} -> {self.out_layout})")
+
+
+def set_num_threads(threads: int) -> None:
+    """The process-wide thread count for kernels that run in parallel (0: one per core)."""
+    _core.set_num_threads(operator.index(threads))
+
+
+def num_threads() -> int:
+    return _core.num_threads()
+
+
+def build_info() -> str:
+    """Version, kernels, their targets and the one this CPU runs, switch points, threads."""
+    return _core.build_info()

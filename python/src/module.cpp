@@ -1,0 +1,404 @@
+// spacedepth._core: the Python binding (nanobind) over the C API. It turns an array (numpy, or
+// any DLPack producer: PyTorch, JAX, CuPy, ...) into an sd_tensor without copying, calls sd_run,
+// sd_run_cuda or a plan, and turns a failed status into a Python exception carrying the
+// runtime's message. The Python-facing API (spacedepth/__init__.py) wraps these functions.
+#include "spacedepth/spacedepth.h"
+#include "tools/cuda_driver.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+using Array = nb::ndarray<nb::ro>;        // any array; read-only ones too (the input)
+using MutableArray = nb::ndarray<>;       // a writable array (the output)
+using Shape = std::vector<int64_t>;       // an array's shape, in its own dim order
+using BlockSizes = std::vector<int64_t>;  // one size (square) or one per spatial dim, outermost first
+
+constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3;
+
+// A failed status as the Python exception a caller would expect: MemoryError for allocation,
+// RuntimeError for a kernel or device failure, ValueError for every rule about the call.
+[[noreturn]] void raise(sd_status status, const std::string &message) {
+    switch (status) {
+    case SD_ERROR_OUT_OF_MEMORY: throw std::bad_alloc();
+    case SD_ERROR_KERNEL: throw std::runtime_error(message);
+    default: throw nb::value_error(message.c_str());
+    }
+}
+
+void check(sd_status status) {
+    if (status != SD_OK) raise(status, sd_last_error());
+}
+
+int lanes_of(sd_layout layout) { return spacedepth::layout_lanes(static_cast<spacedepth::Layout>(layout)); }
+
+sd_layout parse_layout(const std::string &name, const char *which) {
+    spacedepth::Layout layout;
+    if (!spacedepth::layout_from_name(name, &layout)) {
+        throw nb::value_error((std::string(which) + " '" + name +
+                               "' is not a layout: NHWC, NCHW, NCHWc4, NCHWc8, NCHWc16 or NCHW_VECT_C (or the "
+                               "rank's own spellings: NWC, NDHWC, NCW, NCDHW, nChw16c, ...)")
+                                  .c_str());
+    }
+    return static_cast<sd_layout>(layout);
+}
+
+sd_order parse_order(const std::string &name) {
+    spacedepth::Order order;
+    if (!spacedepth::order_from_name(name, &order)) {
+        throw nb::value_error(("order '" + name + "' is not DCR or CRD").c_str());
+    }
+    return static_cast<sd_order>(order);
+}
+
+sd_op parse_op(const std::string &name) {
+    spacedepth::Op op;
+    if (!spacedepth::op_from_name(name, &op)) {
+        throw nb::value_error(("op '" + name + "' is not space_to_depth or depth_to_space").c_str());
+    }
+    return static_cast<sd_op>(op);
+}
+
+// The element type, by its DLPack code and width. Only the width matters to the kernels; the
+// named types keep messages readable. Types without a name of their own here (float8 and the
+// like) move as unsigned integers of their width.
+sd_dtype dtype_of(nb::dlpack::dtype t) {
+    using Code = nb::dlpack::dtype_code;
+    const auto code = static_cast<Code>(t.code);
+    if (t.lanes == 1) {
+        switch (t.bits) {
+        case 8: return code == Code::Bool ? SD_BOOL : code == Code::Int ? SD_INT8 : SD_UINT8;
+        case 16:
+            return code == Code::Int      ? SD_INT16
+                   : code == Code::Float  ? SD_FLOAT16
+                   : code == Code::Bfloat ? SD_BFLOAT16
+                                          : SD_UINT16;
+        case 32: return code == Code::Int ? SD_INT32 : code == Code::Float ? SD_FLOAT32 : SD_UINT32;
+        case 64:
+            return code == Code::Int       ? SD_INT64
+                   : code == Code::Float   ? SD_FLOAT64
+                   : code == Code::Complex ? SD_COMPLEX64
+                                           : SD_UINT64;
+        case 128: return SD_COMPLEX128;
+        default: break;
+        }
+    }
+    throw nb::type_error(("unsupported dtype: DLPack code " + std::to_string(t.code) + " with " +
+                          std::to_string(t.bits) + " bits and " + std::to_string(t.lanes) +
+                          " lanes (spacedepth moves elements of 1, 2, 4, 8 or 16 bytes)")
+                             .c_str());
+}
+
+std::string shape_str(const Shape &s) {
+    std::string r = "(";
+    for (size_t i = 0; i < s.size(); i++) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + (s.size() == 1 ? ",)" : ")");
+}
+
+// The logical dims (N, C, spatial...) of an array shape in a layout: channels last
+// [N, spatial..., C], channels first [N, C, spatial...], blocked [N, C/k, spatial..., k].
+// `strides` (optional, elements) become the logical strides the same way.
+void to_logical(const Shape &shape, const Shape *strides, sd_layout layout, const char *which, sd_tensor *t) {
+    const int k = lanes_of(layout);
+    const int extra = k > 1 ? 1 : 0;  // the lanes dim
+    const int nd = static_cast<int>(shape.size());
+    if (nd < 3 + extra || nd > SD_MAX_NDIM + extra || (k > 1 && shape.back() != k)) {
+        const std::string name = spacedepth::layout_name(static_cast<spacedepth::Layout>(layout));
+        const std::string want = layout == SD_LAYOUT_NHWC   ? "[N, W, C], [N, H, W, C] or [N, D, H, W, C]"
+                                 : layout == SD_LAYOUT_NCHW ? "[N, C, W], [N, C, H, W] or [N, C, D, H, W]"
+                                                            : "[N, C/k, (D,) (H,) W, k] with k = " + std::to_string(k);
+        throw nb::value_error((std::string(which) + " of shape " + shape_str(shape) + " does not fit layout " + name +
+                               ", which needs " + want)
+                                  .c_str());
+    }
+    t->ndim = nd - extra;
+    t->layout = layout;
+    if (k > 1 && strides != nullptr && (*strides)[nd - 1] != 1) {
+        // Lanes that are not adjacent: still one channel stride when groups step k lanes (a
+        // broadcast, stride 0 for both, is one): the same memory as channels first.
+        const int64_t lane = (*strides)[nd - 1];
+        if (layout == SD_LAYOUT_NCHW_VECT_C || (*strides)[1] != k * lane) {
+            throw nb::value_error((std::string(which) + ": the " + std::to_string(k) +
+                                   " channels of a group (its last dim) must be adjacent (stride 1): got stride " +
+                                   std::to_string(lane))
+                                      .c_str());
+        }
+        t->layout = SD_LAYOUT_NCHW;
+        for (int i = 0; i < t->ndim; i++) {
+            t->dims[i] = shape[i] * (i == 1 ? k : 1);
+            t->strides[i] = i == 1 ? lane : (*strides)[i];
+        }
+        return;
+    }
+    const int spatial = t->ndim - 2;
+    // Where each logical dim sits in the array.
+    int at[SD_MAX_NDIM];
+    at[0] = 0;
+    at[1] = layout == SD_LAYOUT_NHWC ? nd - 1 : 1;
+    for (int i = 0; i < spatial; i++) at[2 + i] = layout == SD_LAYOUT_NHWC ? 1 + i : 2 + i;
+    for (int i = 0; i < t->ndim; i++) {
+        t->dims[i] = shape[at[i]] * (i == 1 ? k : 1);
+        t->strides[i] = strides != nullptr ? (*strides)[at[i]] : 0;
+    }
+}
+
+// The array shape of logical dims in a layout (the inverse of to_logical).
+Shape to_array_shape(const sd_tensor &t) {
+    const int k = lanes_of(t.layout);
+    const int spatial = t.ndim - 2;
+    Shape s = {t.dims[0]};
+    if (t.layout == SD_LAYOUT_NHWC) {
+        s.insert(s.end(), t.dims + 2, t.dims + 2 + spatial);
+        s.push_back(t.dims[1]);
+        return s;
+    }
+    s.push_back(t.dims[1] / k);
+    s.insert(s.end(), t.dims + 2, t.dims + 2 + spatial);
+    if (k > 1) s.push_back(k);
+    return s;
+}
+
+// An array's shape and strides (elements), whatever produced it.
+template <typename A>
+void shape_and_strides(const A &a, Shape *shape, Shape *strides) {
+    shape->resize(a.ndim());
+    strides->resize(a.ndim());
+    for (size_t i = 0; i < a.ndim(); i++) {
+        (*shape)[i] = static_cast<int64_t>(a.shape(i));
+        (*strides)[i] = a.stride(i);
+    }
+}
+
+template <typename A>
+sd_tensor tensor_of(const A &a, sd_layout layout, const char *which) {
+    Shape shape, strides;
+    shape_and_strides(a, &shape, &strides);
+    sd_tensor t{};
+    to_logical(shape, &strides, layout, which, &t);
+    t.data = const_cast<void *>(static_cast<const void *>(a.data()));
+    t.dtype = dtype_of(a.dtype());
+    return t;
+}
+
+// The block as sd_params fields for tensors of ndim logical dims: one size is square.
+sd_params params_of(sd_op op, const BlockSizes &block, sd_order order, int ndim, int threads) {
+    const int spatial = ndim - 2;
+    if (block.size() != 1 && static_cast<int>(block.size()) != spatial) {
+        throw nb::value_error(("block has " + std::to_string(block.size()) + " sizes, but the tensors have " +
+                               std::to_string(spatial) + " spatial dim" + (spatial == 1 ? "" : "s") +
+                               ": give one size (square) or " + std::to_string(spatial))
+                                  .c_str());
+    }
+    int64_t sizes[3] = {0, 0, 0};  // d, h, w; 0 for a dim the tensors lack
+    for (int i = 0; i < spatial; i++) sizes[3 - spatial + i] = block.size() == 1 ? block[0] : block[i];
+    if (threads < 0)
+        throw nb::value_error(
+            ("threads must be >= 0 (0: the library setting): got " + std::to_string(threads)).c_str());
+    return sd_params{op, sizes[1], sizes[2], order, threads, sizes[0]};
+}
+
+bool on_host(int device_type) { return device_type == kDLCPU || device_type == kDLCUDAHost; }
+
+// The output array shape for an input array shape (ValueError with the runtime's message when
+// the shapes do not divide).
+Shape output_shape(const std::string &op, const Shape &in_shape, const BlockSizes &block, const std::string &order,
+                   const std::string &layout, const std::string &out_layout) {
+    sd_tensor in{}, out{};
+    to_logical(in_shape, nullptr, parse_layout(layout, "layout"), "x", &in);
+    const sd_params p = params_of(parse_op(op), block, parse_order(order), in.ndim, 0);
+    check(sd_output_dims_nd(&p, in.ndim, in.dims, out.dims));
+    out.ndim = in.ndim;
+    out.layout = parse_layout(out_layout, "out_layout");
+    if (const int k = lanes_of(out.layout); out.dims[1] % k != 0) {  // as validation words it
+        const std::string name = spacedepth::layout_name(static_cast<spacedepth::Layout>(out.layout));
+        throw nb::value_error((op + ": output channels C=" + std::to_string(out.dims[1]) + " are not divisible by " +
+                               std::to_string(k) + " (rule: " + name + " stores channels in groups of " +
+                               std::to_string(k) + ")")
+                                  .c_str());
+    }
+    return to_array_shape(out);
+}
+
+// The CUDA context of a device's tensors: its primary context, the one PyTorch, CuPy and JAX use.
+void *cuda_context(int device_id) {
+    cuda_driver::Driver &d = cuda_driver::library();
+    void *context = d.usable() ? cuda_driver::primary_context(device_id) : nullptr;
+    if (context == nullptr) {
+        throw std::runtime_error(
+            "CUDA tensors need the CUDA driver and a GPU: " +
+            (d.usable() ? "no primary context for device " + std::to_string(device_id) : d.why_not));
+    }
+    return context;
+}
+
+// Arrays of this many bytes or more run with the GIL released; below it the release costs more
+// than it frees.
+constexpr int64_t kReleaseGilBytes = 64 << 10;
+
+int64_t tensor_bytes(const sd_tensor &t) {
+    int64_t n = sd_dtype_size(t.dtype);
+    for (int i = 0; i < t.ndim; i++) n *= t.dims[i];  // validated by the runtime before any use
+    return n;
+}
+
+void run(const std::string &op, const Array &x, const MutableArray &out, const BlockSizes &block,
+         const std::string &order, const std::string &layout, const std::string &out_layout, int threads,
+         uintptr_t stream) {
+    const sd_op o = parse_op(op);
+    const sd_tensor in = tensor_of(x, parse_layout(layout, "layout"), "x");
+    const sd_tensor dst = tensor_of(out, parse_layout(out_layout, "out_layout"), "out");
+    if (x.dtype() != out.dtype()) {
+        throw nb::type_error((std::string("out dtype ") + sd_dtype_name(dst.dtype) + " differs from x dtype " +
+                              sd_dtype_name(in.dtype) + " (the op moves elements; they must be the same type)")
+                                 .c_str());
+    }
+    const bool host = on_host(x.device_type());
+    if (host != on_host(out.device_type()) || (!host && x.device_id() != out.device_id())) {
+        throw nb::value_error("x and out are on different devices");
+    }
+    if (!host && x.device_type() != kDLCUDA) {
+        throw nb::value_error(("arrays on DLPack device type " + std::to_string(x.device_type()) +
+                               " are not supported (CPU and CUDA are)")
+                                  .c_str());
+    }
+    const sd_params p = params_of(o, block, parse_order(order), in.ndim, threads);
+    sd_status status;
+    if (host) {
+        if (tensor_bytes(in) >= kReleaseGilBytes) {
+            nb::gil_scoped_release release;
+            status = sd_run(&p, &in, &dst);
+        } else {
+            status = sd_run(&p, &in, &dst);
+        }
+    } else {
+        void *context = cuda_context(x.device_id());
+        status = sd_run_cuda(&p, &in, &dst, context, reinterpret_cast<void *>(stream));
+    }
+    check(status);
+}
+
+// A call planned once (sd_plan_create) for arrays of one shape, dtype and strides, then run on
+// any such arrays. Host memory only, as sd_plan_run.
+class Plan {
+public:
+    // like: an array of the planned input's dtype, shape and strides (its data is not read);
+    // out_strides: the output's strides in elements, or empty for a C-contiguous output.
+    Plan(const std::string &op, const Array &like, const BlockSizes &block, const std::string &order,
+         const std::string &layout, const std::string &out_layout, const Shape &out_strides, int threads)
+        : dtype_(like.dtype()) {
+        if (!on_host(like.device_type())) {
+            throw nb::value_error("plans run on host memory; call the function itself for CUDA arrays");
+        }
+        shape_and_strides(like, &in_shape_, &in_strides_);
+        out_shape_ = output_shape(op, in_shape_, block, order, layout, out_layout);
+        out_strides_ = out_strides;
+        if (out_strides_.empty()) {
+            out_strides_.assign(out_shape_.size(), 1);
+            for (size_t i = out_shape_.size(); i-- > 1;) out_strides_[i - 1] = out_strides_[i] * out_shape_[i];
+        } else if (out_strides_.size() != out_shape_.size()) {
+            throw nb::value_error(("out_strides has " + std::to_string(out_strides_.size()) +
+                                   " values; the output has shape " + shape_str(out_shape_))
+                                      .c_str());
+        }
+        sd_tensor in = tensor_of(like, parse_layout(layout, "layout"), "x"), out{};
+        to_logical(out_shape_, &out_strides_, parse_layout(out_layout, "out_layout"), "out", &out);
+        out.dtype = in.dtype;
+        const sd_params p = params_of(parse_op(op), block, parse_order(order), in.ndim, threads);
+        check(sd_plan_create(&p, &in, &out, &plan_));
+        bytes_ = tensor_bytes(in);
+    }
+    const Shape &out_shape() const { return out_shape_; }
+    const Shape &out_strides() const { return out_strides_; }
+    ~Plan() { sd_plan_destroy(plan_); }
+    Plan(const Plan &) = delete;
+    Plan &operator=(const Plan &) = delete;
+
+    void run(const Array &x, const MutableArray &out) const {
+        expect("x", x, in_shape_, in_strides_);
+        expect("out", out, out_shape_, out_strides_);
+        sd_status status;
+        if (bytes_ >= kReleaseGilBytes) {
+            nb::gil_scoped_release release;
+            status = sd_plan_run(plan_, x.data(), out.data());
+        } else {
+            status = sd_plan_run(plan_, x.data(), out.data());
+        }
+        check(status);
+    }
+
+private:
+    // The array is the planned one's kind: same dtype, shape and strides (a stride of a dim of
+    // extent 1 never moves anything and is not compared), in host memory.
+    template <typename A>
+    void expect(const char *which, const A &a, const Shape &shape, const Shape &strides) const {
+        Shape got_shape, got_strides;
+        shape_and_strides(a, &got_shape, &got_strides);
+        std::string why;
+        if (a.dtype() != dtype_) {
+            throw nb::type_error((std::string(which) + " dtype differs from the planned one").c_str());
+        }
+        if (!on_host(a.device_type())) {
+            why = "is not in host memory (plans run on the CPU; call the function itself for CUDA arrays)";
+        } else if (got_shape != shape) {
+            why = "has shape " + shape_str(got_shape) + ", the plan " + shape_str(shape);
+        } else {
+            for (size_t i = 0; i < shape.size(); i++) {
+                if (shape[i] > 1 && got_strides[i] != strides[i]) {
+                    why = "has strides " + shape_str(got_strides) + " (elements), the plan " + shape_str(strides);
+                    break;
+                }
+            }
+        }
+        if (!why.empty()) throw nb::value_error((std::string(which) + " " + why).c_str());
+    }
+
+    sd_plan *plan_ = nullptr;
+    Shape in_shape_, in_strides_, out_shape_, out_strides_;
+    nb::dlpack::dtype dtype_;
+    int64_t bytes_ = 0;
+};
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "spacedepth's compiled core: array descriptors to the C API (see the spacedepth package for the API)";
+    m.def("run", &run, nb::arg("op"), nb::arg("x"), nb::arg("out"), nb::arg("block"), nb::arg("order"),
+          nb::arg("layout"), nb::arg("out_layout"), nb::arg("threads"), nb::arg("stream"),
+          "Runs op from x into out (both arrays in their layouts); raises on any rule the call breaks.");
+    m.def("output_shape", &output_shape, nb::arg("op"), nb::arg("shape"), nb::arg("block"), nb::arg("order"),
+          nb::arg("layout"), nb::arg("out_layout"), "The output array shape the op implies for an input array shape.");
+    m.def(
+        "dtype_name", [](const Array &a) { return std::string(sd_dtype_name(dtype_of(a.dtype()))); }, nb::arg("x"),
+        "The element type spacedepth sees in an array (raises TypeError for an unsupported one).");
+    nb::class_<Plan>(m, "Plan")
+        .def(nb::init<const std::string &, const Array &, const BlockSizes &, const std::string &, const std::string &,
+                      const std::string &, const Shape &, int>(),
+             nb::arg("op"), nb::arg("like"), nb::arg("block"), nb::arg("order"), nb::arg("layout"),
+             nb::arg("out_layout"), nb::arg("out_strides"), nb::arg("threads"))
+        .def("run", &Plan::run, nb::arg("x"), nb::arg("out"))
+        .def_prop_ro("out_shape", &Plan::out_shape)
+        .def_prop_ro("out_strides", &Plan::out_strides);
+    m.def(
+        "canonical_layout",
+        [](const std::string &name) {
+            return std::string(spacedepth::layout_name(static_cast<spacedepth::Layout>(parse_layout(name, "layout"))));
+        },
+        nb::arg("name"), "The layout's name as the library spells it (NWC -> NHWC, nChw16c -> NCHWc16, ...).");
+    m.def(
+        "layout_lanes", [](const std::string &name) { return lanes_of(parse_layout(name, "layout")); }, nb::arg("name"),
+        "Channels per group of a blocked layout; 1 for NHWC and NCHW.");
+    m.def("version", [] { return std::string(spacedepth::version()); });
+    m.def("build_info", [] { return spacedepth::build_info(); });
+    m.def("set_num_threads", &spacedepth::set_num_threads, nb::arg("threads"));
+    m.def("num_threads", &spacedepth::num_threads);
+}

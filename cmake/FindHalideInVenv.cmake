@@ -1,7 +1,11 @@
 # Points find_package(Halide) at the halide==21 wheel in the project's .venv (scripts/setup.sh
-# installs it), unless the caller already told CMake where Halide is.
+# installs it), or, in a `pip install .` build (scikit-build-core sets SKBUILD), at the one in
+# pip's build environment, unless the caller already told CMake where Halide is.
 if (NOT Halide_DIR AND NOT DEFINED ENV{Halide_DIR})
     set(_sd_python "${CMAKE_SOURCE_DIR}/.venv/bin/python")
+    if (DEFINED SKBUILD AND DEFINED Python_EXECUTABLE)
+        set(_sd_python "${Python_EXECUTABLE}")
+    endif ()
     if (EXISTS "${_sd_python}")
         execute_process(
             COMMAND "${_sd_python}" -c "import halide; print(halide.install_dir())"
@@ -13,7 +17,7 @@ if (NOT Halide_DIR AND NOT DEFINED ENV{Halide_DIR})
             # on Debian; name the package folders directly.
             set(Halide_DIR "${_sd_halide_root}/lib64/cmake/Halide" CACHE PATH "Halide's CMake package")
             set(HalideHelpers_DIR "${_sd_halide_root}/lib64/cmake/HalideHelpers" CACHE PATH "Halide's CMake helpers")
-            message(STATUS "Halide from .venv: ${_sd_halide_root}")
+            message(STATUS "Halide from ${_sd_python}: ${_sd_halide_root}")
         endif ()
     endif ()
 endif ()

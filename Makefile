@@ -114,19 +114,22 @@ bench-plan: build
 		$(if $(BENCH_BEFORE),--before $(BENCH_BEFORE) --before-label "$(BENCH_BEFORE_LABEL)")
 	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
-# The Python peers (PyTorch, ONNX Runtime, OpenVINO, TensorFlow) in their own venv, on the same
-# cases; then bench/RESULTS.md again with their columns. Not part of CI.
+# The Python peers (numpy, PyTorch, ONNX Runtime, OpenVINO, TensorFlow) in their own venv, on the
+# same cases, each beside spacedepth's Python module on the same arrays in the same process (the
+# module from build/python: .venv-peers is made from the same python3 as .venv); then
+# bench/RESULTS.md again with their columns, the in-process table and its plot. Not part of CI.
 PEERS_VENV := .venv-peers
 bench-peers: build
 	@test -x $(PEERS_VENV)/bin/python || python3 -m venv $(PEERS_VENV)
 	@$(PEERS_VENV)/bin/python -c "import numpy, matplotlib" 2>/dev/null || $(PEERS_VENV)/bin/pip install -q numpy matplotlib
 	@for p in torch onnx onnxruntime openvino tensorflow-cpu; do \
-		$(PEERS_VENV)/bin/pip install -q $$p || echo "bench-peers: could not install $$p; the table will say so"; done
-	@$(PEERS_VENV)/bin/python bench/peers.py --bench $(BUILD)/bin/spacedepth_bench --rank-cases
+		$(PEERS_VENV)/bin/python -c "import $${p%-cpu}" 2>/dev/null || $(PEERS_VENV)/bin/pip install -q $$p \
+		|| echo "bench-peers: could not install $$p; the table will say so"; done
+	@PYTHONPATH=$(CURDIR)/$(BUILD)/python $(PEERS_VENV)/bin/python bench/peers.py --bench $(BUILD)/bin/spacedepth_bench --rank-cases
 	@test -f bench/results.json || { echo "bench-peers: run make bench first for the C++ rows"; exit 1; }
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(VENV)/bin/python bench/results_table.py bench/results.json
-	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
+	@echo "wrote bench/peers.json, bench/RESULTS.md, bench/ratio_to_memcpy.png and bench/peers_in_process.png"
 
 clean:
 	rm -rf $(BUILD) $(ARM_BUILD) build-asan build-ubsan build-tsan build-tune build-compare

@@ -1,13 +1,18 @@
-"""`make bench-peers`: the Python peers on the same cases as the C++ harness, each normalised by a
-same-process memcpy (numpy.copyto) so the ratios compare across processes.
+"""`make bench-peers`: the Python peers on the same cases as the C++ harness, and spacedepth's Python
+module on the very same arrays in the same process, each normalised by a same-process memcpy
+(numpy.copyto) so the ratios compare across processes.
 
-Peers (from PyPI, in .venv-peers so the main build stays lean): PyTorch pixel_shuffle /
-pixel_unshuffle (CRD; NCHW contiguous and channels_last), ONNX Runtime DepthToSpace /
-SpaceToDepth (NCHW), OpenVINO DepthToSpace / SpaceToDepth (NCHW), TensorFlow
-tf.nn.depth_to_space / space_to_depth (NHWC, DCR; TF has no NCHW CPU kernel). Each peer runs in a
-process of its own per thread count (thread pools are process-wide and set once). Every output
-is checked against tests/numpy_reference.py before it is timed. A peer that cannot be imported is
-recorded as unavailable, with the reason."""
+Peers (from PyPI, in .venv-peers so the main build stays lean): numpy (reshape + transpose +
+ascontiguousarray, tests/numpy_reference.py), PyTorch pixel_shuffle / pixel_unshuffle (CRD; NCHW
+contiguous and channels_last), ONNX Runtime DepthToSpace / SpaceToDepth (NCHW), OpenVINO
+DepthToSpace / SpaceToDepth (NCHW), TensorFlow tf.nn.depth_to_space / space_to_depth (NHWC, DCR;
+TF has no NCHW CPU kernel). Each peer runs in a process of its own per thread count (thread pools
+are process-wide and set once), with spacedepth pinned to the same thread count; the peer, the
+module (called as that peer's users would: pixel_shuffle on the same torch tensor, the tf_ forms
+on the same array, depth_to_space on the same numpy array otherwise) and the memcpy are timed
+in alternating batches, and each figure is the median over the rounds. Every output is checked
+against the numpy reference before it is timed. A peer that cannot be imported is recorded as
+unavailable, with the reason."""
 import argparse
 import datetime
 import json
@@ -24,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from numpy_reference import npy_shape, reference  # noqa: E402
 
-PEERS = ["torch", "onnxruntime", "openvino", "tensorflow"]
+PEERS = ["numpy", "torch", "onnxruntime", "openvino", "tensorflow"]
 NUMPY_DTYPES = {"float32": np.float32, "uint8": np.uint8, "int8": np.int8, "float16": np.float16,
                 "float64": np.float64, "complex128": np.complex128}
 
@@ -48,6 +53,8 @@ def case_dims(case, size):
 def applies(peer, case):
     same = case["layout"] == case["out_layout"]
     square = len(set(block_sizes(case))) == 1
+    if peer == "numpy":  # the reference's reshape and transpose: every case
+        return True
     if not same or not square or case["layout"] not in ("NHWC", "NCHW"):
         return False
     if case.get("rank", 2) != 2:  # only OpenVINO has the ops at spatial rank 1 and 3
@@ -66,6 +73,8 @@ def applies(peer, case):
 def make_runner(peer, case, x, threads):
     """A zero-argument callable returning the peer's output as a numpy array in the case's layout."""
     op, b, order = case["op"], case["bw"], case["order"]
+    if peer == "numpy":
+        return lambda: reference(x, op, block_sizes(case), order, case["layout"], case["out_layout"])
     if peer == "torch":
         import torch
         torch.set_num_threads(threads)
@@ -113,6 +122,29 @@ def make_runner(peer, case, x, threads):
     raise ValueError(peer)
 
 
+def make_spacedepth_runner(peer, case, x):
+    """spacedepth's module on the same array, called as the peer's users would call it."""
+    import spacedepth as sd
+    op, b = case["op"], case["bw"]
+    if peer == "torch":
+        import torch
+        t = torch.from_numpy(x)
+        if case["layout"] == "NHWC":
+            t = t.permute(0, 3, 1, 2)
+        fn = sd.pixel_shuffle if op == "depth_to_space" else sd.pixel_unshuffle
+
+        def run():
+            y = fn(t, b)
+            return (y.permute(0, 2, 3, 1) if case["layout"] == "NHWC" else y).numpy()
+        return run
+    if peer == "tensorflow":
+        fn = sd.tf_depth_to_space if op == "depth_to_space" else sd.tf_space_to_depth
+        return lambda: fn(x, b)
+    fn = sd.depth_to_space if op == "depth_to_space" else sd.space_to_depth
+    block, kw = block_sizes(case), dict(order=case["order"], layout=case["layout"], out_layout=case["out_layout"])
+    return lambda: fn(x, block, **kw)
+
+
 def batch_time(fn, reps):
     t0 = time.perf_counter()
     for _ in range(reps):
@@ -120,17 +152,19 @@ def batch_time(fn, reps):
     return (time.perf_counter() - t0) / reps
 
 
-def time_pair(fn, src, dst, min_time, rounds=5):
-    """Median over rounds of the peer and a same-size numpy copy, timed alternately."""
-    fn()
-    np.copyto(dst, src)
-    reps = max(1, int(min_time / max(batch_time(fn, 1), 1e-7)))
-    copy_reps = max(1, int(min_time / max(batch_time(lambda: np.copyto(dst, src), 1), 1e-7)))
-    k, m = [], []
+def time_interleaved(fns, src, dst, min_time, rounds=5):
+    """Median over rounds of each callable and a same-size numpy copy, timed in alternating batches
+    (the copy last); returns the medians, the copy's last."""
+    copy = lambda: np.copyto(dst, src)  # noqa: E731
+    fns = list(fns) + [copy]
+    for f in fns:
+        f()
+    reps = [max(1, int(min_time / max(batch_time(f, 1), 1e-7))) for f in fns]
+    times = [[] for _ in fns]
     for _ in range(rounds):
-        k.append(batch_time(fn, reps))
-        m.append(batch_time(lambda: np.copyto(dst, src), copy_reps))
-    return float(np.median(k)), float(np.median(m))
+        for f, r, t in zip(fns, reps, times):
+            t.append(batch_time(f, r))
+    return [float(np.median(t)) for t in times]
 
 
 def worker(peer, threads, cases, sizes, min_time):
@@ -139,6 +173,11 @@ def worker(peer, threads, cases, sizes, min_time):
         import tensorflow as tf
         tf.config.threading.set_intra_op_parallelism_threads(threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
+    try:
+        import spacedepth as sd
+        sd.set_num_threads(threads)  # pinned equal to the peer's
+    except ImportError:
+        sd = None
     rng = np.random.default_rng(1)
     for case in cases:
         if not applies(peer, case):
@@ -150,13 +189,21 @@ def worker(peer, threads, cases, sizes, min_time):
             try:
                 run = make_runner(peer, case, x, threads)
                 want = reference(x, case["op"], block_sizes(case), case["order"], case["layout"], case["out_layout"])
-                got = run()
-                if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
-                    raise RuntimeError("output differs from the reference")
+                runners = [run]
+                if sd is not None:
+                    runners.append(make_spacedepth_runner(peer, case, x))
+                for r in runners:
+                    got = r()
+                    if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
+                        raise RuntimeError(("spacedepth's" if r is not run else "the") + " output differs from the "
+                                           "reference")
                 src = np.ones(x.nbytes, np.uint8)
                 dst = np.empty_like(src)
-                t, tm = time_pair(run, src, dst, min_time)
+                times = time_interleaved(runners, src, dst, min_time)
+                t, tm = times[0], times[-1]
                 row.update(gbps=2 * x.nbytes / t / 1e9, memcpy_gbps=2 * x.nbytes / tm / 1e9, ratio=tm / t)
+                if sd is not None:  # the module on the same array, in the same process
+                    row.update(sd_gbps=2 * x.nbytes / times[1] / 1e9, sd_ratio=tm / times[1], speedup=t / times[1])
             except Exception as e:  # a peer without this dtype or op: record why
                 row["error"] = f"{type(e).__name__}: {e}"[:200]
             print(json.dumps(row), flush=True)
@@ -165,6 +212,8 @@ def worker(peer, threads, cases, sizes, min_time):
 def peer_version(peer):
     try:
         mod = __import__(peer)
+        if peer == "numpy":
+            return {"available": True, "version": mod.__version__}
         return {"available": True, "version": getattr(mod, "__version__", "?")}
     except Exception as e:
         return {"available": False, "reason": f"{type(e).__name__}: {e}"[:200]}
@@ -198,7 +247,10 @@ def main():
     cases_file = args.out + ".cases.json"
     json.dump(spec, open(cases_file, "w"))
     out = {"date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
-           "python": platform.python_version(), "peers": {}, "results": []}
+           "python": platform.python_version(), "peers": {}, "spacedepth": peer_version("spacedepth"),
+           "results": []}
+    if not out["spacedepth"]["available"]:
+        print(f"spacedepth module: unavailable ({out['spacedepth']['reason']}); peers only", file=sys.stderr)
     for peer in args.peers.split(","):
         out["peers"][peer] = peer_version(peer)
         if not out["peers"][peer]["available"]:

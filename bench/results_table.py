@@ -12,7 +12,7 @@ from collections import defaultdict
 
 SIZE_LABEL = {128 << 10: "L2 (128 KiB)", 512 << 10: "L2 (512 KiB)", 2 << 20: "L3 (2 MiB)", 64 << 20: "DRAM (64 MiB)"}
 CPP_PEERS = ["eigen", "xnnpack", "naive"]
-PY_PEERS = ["torch", "onnxruntime", "openvino", "tensorflow"]
+PY_PEERS = ["numpy", "torch", "onnxruntime", "openvino", "tensorflow"]
 TARGETS = {(64 << 20, 1): 1.0, (64 << 20, 2): 0.95, (2 << 20, 1): 0.8, (128 << 10, 1): 0.6}
 MODEL_PEERS = ["eigen", "xnnpack"]
 
@@ -174,12 +174,82 @@ def describe_cpu(ctx):
     return ", ".join(x for x in [model, f"kernels: {isa}" if isa else "", "; ".join(caches)] if x)
 
 
+def in_process_section(peers, plot_path):
+    """The Python module beside each Python peer, in the peer's process, on the same arrays
+    (bench/peers.py): the summary per (peer, size, threads), the slowest comparisons, the plot."""
+    rows = [r for r in (peers or {}).get("results", []) if "speedup" in r]
+    lines = ["## In process: the Python module beside the Python peers", ""]
+    if not rows:
+        return lines + ["Not run yet, or run without the module: `make bench-peers` builds it and times it beside "
+                        "each peer.", ""]
+    sdv = peers.get("spacedepth", {}).get("version", "?")
+    lines += [f"`make bench-peers` ({peers['date']}), spacedepth {sdv} through its Python module (`import spacedepth`), "
+              "in each peer's own process, on the very same arrays, pinned to the same thread count, called as that "
+              "peer's users would call it: `spacedepth.pixel_shuffle` / `pixel_unshuffle` on the same torch tensor "
+              "(channels_last views included), `tf_depth_to_space` / `tf_space_to_depth` on the TensorFlow case's "
+              "array, `depth_to_space` / `space_to_depth` on the numpy array otherwise. Every output is checked "
+              "against the numpy reference first; both allocate their output on every call, as the peers do. "
+              "The peer, the module and numpy.copyto run in alternating batches; each figure is the median of 5 "
+              "rounds. Speedup = the peer's time / the module's time (> 1: the module is faster).", ""]
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["peer"], r["size"], r["threads"])].append(r)
+    lines += ["| peer | size | threads | cases | module faster in | median speedup | slowest case (speedup) | "
+              "median ratio to memcpy: peer / module |", "|---|---|---|---|---|---|---|---|"]
+    order = {p: i for i, p in enumerate(PY_PEERS)}
+    wins = total = 0
+    for (peer, size, threads), rs in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 99), kv[0][1],
+                                                                             kv[0][2])):
+        sp = sorted(r["speedup"] for r in rs)
+        worst = min(rs, key=lambda r: r["speedup"])
+        faster = sum(v > 1 for v in sp)
+        wins, total = wins + faster, total + len(sp)
+        med = lambda key: sorted(r[key] for r in rs)[len(rs) // 2]  # noqa: E731
+        lines.append(f"| {peer} | {size_text(size)} | {threads} | {len(rs)} | {faster} | {sp[len(sp) // 2]:.2f} | "
+                     f"{worst['case']} ({worst['speedup']:.2f}) | {med('ratio'):.2f} / {med('sd_ratio'):.2f} |")
+    lines += ["", f"- The module is faster than the peer in {wins} of {total} (case, size, threads, peer) comparisons."]
+    slow = sorted(rows, key=lambda r: r["speedup"])[:10]
+    if slow and slow[0]["speedup"] <= 1:
+        lines.append("- Where it is not: " + "; ".join(
+            f"{r['peer']} {r['case']} {size_text(r['size'])} {r['threads']}T ({r['speedup']:.2f})"
+            for r in slow if r["speedup"] <= 1) + ".")
+    lines += ["", f"![speedup of the module over each peer]({os.path.basename(plot_path)})", ""]
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return lines
+    sizes = sorted({r["size"] for r in rows})
+    cases = sorted({r["case"] for r in rows})
+    fig, axes = plt.subplots(len(sizes), 1, figsize=(18, 4 * len(sizes)), sharex=True, squeeze=False)
+    for ax, size in zip(axes[:, 0], sizes):
+        for peer, marker, color in zip(PY_PEERS, "os^vD", ["tab:gray", "tab:red", "tab:green", "tab:purple",
+                                                            "tab:brown"]):
+            pts = [(cases.index(r["case"]), r["speedup"]) for r in rows
+                   if r["peer"] == peer and r["size"] == size and r["threads"] == 1]
+            if pts:
+                ax.scatter(*zip(*pts), label=peer, marker=marker, color=color, s=18)
+        ax.axhline(1.0, color="black", lw=0.5)
+        ax.set_yscale("log")
+        ax.set_ylabel("speedup over the peer (1 thread)")
+        ax.set_title(f"{SIZE_LABEL.get(size, size_text(size))}: spacedepth's Python module / peer, same process")
+        ax.legend(loc="upper left", ncol=5, fontsize=8)
+    axes[-1, 0].set_xticks(range(len(cases)))
+    axes[-1, 0].set_xticklabels(cases, rotation=90, fontsize=6)
+    fig.tight_layout()
+    fig.savefig(plot_path, dpi=80)
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cpp_json")
     ap.add_argument("--peers", default=os.path.join(os.path.dirname(__file__), "peers.json"))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
     ap.add_argument("--plot", default=os.path.join(os.path.dirname(__file__), "ratio_to_memcpy.png"))
+    ap.add_argument("--peers-plot", default=os.path.join(os.path.dirname(__file__), "peers_in_process.png"))
     ap.add_argument("--analysis", default=os.path.join(os.path.dirname(__file__), "ANALYSIS.md"))
     ap.add_argument("--bench", help="the harness binary: print each case's plan and rerun the beyond-cache misses")
     ap.add_argument("--repeats", default=os.path.join(os.path.dirname(__file__), "repeats.json"))
@@ -358,6 +428,8 @@ def main():
             lines.append(f"- Against OpenVINO: faster in {ov_wins} of {ov_wins + len(ov_lost)} comparisons." +
                          (" Slower in: " + "; ".join(ov_lost) + "." if ov_lost else ""))
         lines.append("")
+
+    lines += in_process_section(peers, args.peers_plot)
 
     if threshold:
         tcases = sorted({c for c, _ in threshold})

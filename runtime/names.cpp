@@ -82,10 +82,11 @@ int dtype_index(const std::string &name) {
     return -1;
 }
 int layout_index(const std::string &name) {
+    if (const int i = index_of(kLayouts, name); i >= 0) return i;  // the usual spellings first
     for (const LayoutAlias &a : kLayoutAliases) {
         if (name == a.name) return a.layout;
     }
-    return index_of(kLayouts, name);
+    return -1;
 }
 
 int64_t layout_lanes(sd_layout layout) {

@@ -129,12 +129,12 @@ Status check_params(const sd_params &p, int ndim) {
     if (p.op != SD_SPACE_TO_DEPTH && p.op != SD_DEPTH_TO_SPACE) {
         return error(SD_ERROR_INVALID_ARGUMENT, "op must be " + op_choices() + ": got " + std::to_string(p.op));
     }
-    const std::string op = op_label(p.op);
+    const char *op = op_label(p.op);  // messages are formed only on failure
     if (p.order != SD_ORDER_DCR && p.order != SD_ORDER_CRD) {
         return error(SD_ERROR_INVALID_ARGUMENT,
-                     op + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
+                     std::string(op) + ": order must be " + order_choices() + ": got " + std::to_string(p.order));
     }
-    if (Status s = check_ndim(ndim, op.c_str(), "input"); !s.ok()) {
+    if (Status s = check_ndim(ndim, op, "input"); !s.ok()) {
         return s;
     }
     const int64_t all[kMaxSpatialRank] = {p.block_d, p.block_h, p.block_w};
@@ -142,25 +142,25 @@ Status check_params(const sd_params &p, int ndim) {
     for (int i = 0; i < kMaxSpatialRank; i++) {
         const bool used = i >= SD_MAX_NDIM - ndim;
         if (used && all[i] < 1) {
-            return error(SD_ERROR_INVALID_ARGUMENT, op + ": block sizes must be >= 1: got block " + block_str(p, ndim) +
+            return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": block sizes must be >= 1: got block " + block_str(p, ndim) +
                                                         " (" + kFields[i] + "=" + std::to_string(all[i]) + ")");
         }
         if (!used && all[i] != 0 && all[i] != 1) {
-            return error(SD_ERROR_INVALID_ARGUMENT, op + ": " + kFields[i] + "=" + std::to_string(all[i]) + " but " +
+            return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": " + kFields[i] + "=" + std::to_string(all[i]) + " but " +
                                                         std::to_string(ndim) + "-dim tensors have spatial rank " +
                                                         std::to_string(ndim - 2) +
                                                         " (rule: a block size for a dim the tensors lack is 0 or 1)");
         }
     }
     if (p.threads < 0) {
-        return error(SD_ERROR_INVALID_ARGUMENT, op + ": threads must be >= 0: got " + std::to_string(p.threads));
+        return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": threads must be >= 0: got " + std::to_string(p.threads));
     }
     return {};
 }
 
 Status implied_dims(const sd_params &p, int ndim, const int64_t *in_dims, int64_t *implied) {
-    const std::string op = op_label(p.op);
-    auto fail = [&op](sd_status code, const std::string &what) { return error(code, op + ": " + what); };
+    const char *op = op_label(p.op);
+    auto fail = [op](sd_status code, const std::string &what) { return error(code, std::string(op) + ": " + what); };
     for (int i = 0; i < ndim; i++) {
         if (in_dims[i] < 0) {
             return fail(SD_ERROR_INVALID_ARGUMENT, std::string("input dim ") + dim_name(ndim, i) +

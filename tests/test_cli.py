@@ -148,11 +148,18 @@ class CliTest(unittest.TestCase):
         self.expect_failure(["run", "--op", "space_to_depth", "--layout", "NCHWc32", "--in", self.path("vol.npy"),
                              "--out", self.path("out.npy")], "is not one of")
         np.save(self.path("dt.npy"), np.zeros((1, 4, 4, 1), dtype="datetime64[s]"))
-        self.expect_failure(base + ["--in", self.path("dt.npy")], "corrupt header")
+        self.expect_failure(base + ["--in", self.path("dt.npy")], "unsupported dtype '<M8[s]'")
+        np.save(self.path("obj.npy"), np.array([None] * 16, dtype=object).reshape(1, 4, 4, 1), allow_pickle=True)
+        self.expect_failure(base + ["--in", self.path("obj.npy")], "unsupported dtype '|O'")
+        np.save(self.path("str.npy"), np.zeros((1, 4, 4, 1), dtype="<U3"))
+        self.expect_failure(base + ["--in", self.path("str.npy")], "unsupported dtype '<U3'")
+        np.save(self.path("rec.npy"), np.zeros((1, 4, 4, 1), dtype=[("a", "<f4"), ("b", "u1")]))
+        self.expect_failure(base + ["--in", self.path("rec.npy")], "unsupported dtype: a structured")
         self.expect_failure(base + ["--in", self.path("good.npy"), "--dtype", "bfloat16"], "has 2 bytes")
         self.expect_failure(base + ["--in", self.path("good.npy"), "--dtype", "float128"], "unknown dtype")
-        np.save(self.path("fortran.npy"), np.asfortranarray(random_array((1, 4, 4, 2), np.float32, self.rng)))
-        self.expect_failure(base + ["--in", self.path("fortran.npy")], "Fortran-order")
+        np.save(self.path("fortran.npy"), np.asfortranarray(random_array((1, 2, 4, 4, 4), np.float32, self.rng)))
+        self.expect_failure(["run", "--op", "space_to_depth", "--block", "2", "--layout", "NCHWc4", "--in",
+                             self.path("fortran.npy"), "--out", self.path("out.npy")], "Fortran-order NCHWc4")
         np.save(self.path("f32.npy"), random_array((1, 4, 2, 2), np.float32, self.rng))
         self.expect_failure(["run", "--op", "depth_to_space", "--block", "2", "--layout", "NCHW_VECT_C",
                              "--in", self.path("f32.npy"), "--out", self.path("out.npy")], "with k=4")
@@ -162,6 +169,22 @@ class CliTest(unittest.TestCase):
         self.expect_failure(["run", "--op", "space_to_depth", "--block", "2y", "--in", self.path("good.npy"),
                              "--out", self.path("out.npy")], "--block must be")
         self.expect_failure(["run", "--op", "shuffle", "--in", "a", "--out", self.path("out.npy")], "--op")
+
+    def test_fortran_order_and_big_endian_files(self):
+        # A Fortran-order file is a strided view of its payload; the output is C order.
+        for layout, dims in [("NHWC", (2, 3, 4, 6)), ("NCHW", (1, 5, 4, 8)), ("NCDHW", (1, 2, 2, 4, 6))]:
+            x = np.asfortranarray(random_array(npy_shape(dims, canonical(layout)), np.float32, self.rng))
+            got = self.run_op(x, "space_to_depth", "2", "CRD", layout)
+            want = reference(np.ascontiguousarray(x), "space_to_depth", 2, "CRD", canonical(layout),
+                             canonical(layout))
+            self.assertTrue(np.array_equal(got.view(np.uint8), want.view(np.uint8)))
+            self.assertTrue(got.flags.c_contiguous)
+        # Big-endian files: the op moves bytes, so the output keeps the input's byte order.
+        for dtype in (">f4", ">i2", ">c16", ">f8"):
+            x = random_array((1, 6, 4, 3), np.dtype(dtype).newbyteorder("="), self.rng).astype(dtype)
+            got = self.run_op(x, "depth_to_space", "1x3", "DCR", "NCHW")
+            self.assertEqual(got.dtype, np.dtype(dtype))
+            self.assertTrue(np.array_equal(got, reference(x, "depth_to_space", (1, 3), "DCR", "NCHW", "NCHW")))
 
     def test_existing_output_survives_an_error(self):
         np.save(self.path("odd.npy"), random_array((1, 5, 4, 1), np.float32, self.rng))

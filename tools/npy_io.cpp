@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
 
 namespace npy {
 
@@ -23,12 +24,25 @@ constexpr size_t kMagicLength = 6;
 
 std::string dtype_name_for_descr(const std::string &descr) {
     static const std::map<std::string, std::string> names = {
-        {"|b1", "bool"},    {"|i1", "int8"},    {"|u1", "uint8"},     {"<i2", "int16"},       {"<u2", "uint16"},
-        {"<f2", "float16"}, {"<i4", "int32"},   {"<u4", "uint32"},    {"<f4", "float32"},     {"<i8", "int64"},
-        {"<u8", "uint64"},  {"<f8", "float64"}, {"<c8", "complex64"}, {"<c16", "complex128"},
+        {"b1", "bool"},    {"i1", "int8"},    {"u1", "uint8"},     {"i2", "int16"},       {"u2", "uint16"},
+        {"f2", "float16"}, {"i4", "int32"},   {"u4", "uint32"},    {"f4", "float32"},     {"i8", "int64"},
+        {"u8", "uint64"},  {"f8", "float64"}, {"c8", "complex64"}, {"c16", "complex128"},
     };
-    auto it = names.find(descr);
+    auto it = descr.empty() ? names.end() : names.find(descr.substr(1));  // without the byte order
     return it == names.end() ? "" : it->second;
+}
+
+std::vector<int64_t> strides(const Array &a) {
+    std::vector<int64_t> s(a.shape.size(), 1);
+    const size_t n = s.size();
+    for (size_t i = 1; i < n; i++) {
+        if (a.fortran_order) {
+            s[i] = s[i - 1] * a.shape[i - 1];
+        } else {
+            s[n - 1 - i] = s[n - i] * a.shape[n - i];
+        }
+    }
+    return s;
 }
 
 Array load(const std::string &path) {
@@ -62,16 +76,25 @@ Array load(const std::string &path) {
         fail(path, "truncated header");
     }
 
+    // The dtype first: xnpy's parser takes only [<>|][biufc]<size> and calls anything else a
+    // corrupt header, while numpy writes object, string, datetime and structured dtypes too.
+    std::smatch descr;
+    if (std::regex_search(header, descr, std::regex(R"('descr'\s*:\s*(\[|'([^']*)'))"))) {
+        if (descr[1] == "[") {
+            fail(path, "unsupported dtype: a structured (record) array; spacedepth moves numbers and bools");
+        }
+        if (!std::regex_match(descr[2].str(), std::regex(R"([<>|][biufc]\d+)"))) {
+            fail(path, "unsupported dtype '" + descr[2].str() +
+                           "': spacedepth moves fixed-width numbers and bools (object, string, datetime and "
+                           "void dtypes are not)");
+        }
+    }
     Array a;
-    bool fortran_order = false;
     std::vector<std::size_t> shape;
     try {
-        xt::detail::parse_header(header, a.descr, &fortran_order, shape);
+        xt::detail::parse_header(header, a.descr, &a.fortran_order, shape);
     } catch (const std::exception &e) {
         fail(path, std::string("corrupt header: ") + e.what());
-    }
-    if (fortran_order) {
-        fail(path, "Fortran-order arrays are not supported; save with np.ascontiguousarray");
     }
     if (a.descr.size() < 3) {
         fail(path, "corrupt dtype '" + a.descr + "'");
@@ -79,9 +102,6 @@ Array load(const std::string &path) {
     a.word_size = std::atoi(a.descr.c_str() + 2);
     if (a.word_size <= 0) {
         fail(path, "corrupt dtype '" + a.descr + "'");
-    }
-    if (a.descr[0] == '>' && a.word_size > 1) {
-        fail(path, "big-endian dtype " + a.descr + " is not supported");
     }
     // Element count and payload size, overflow-checked against the file's real size.
     uint64_t count = 1;

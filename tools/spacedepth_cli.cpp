@@ -119,6 +119,20 @@ std::vector<int64_t> npy_shape(const Dims &d, Layout l) {
     return s;
 }
 
+// Per-array-dim values (a .npy shape or strides) in logical order (N, C, spatial...): channels last
+// [N, spatial..., C], the others [N, C or C/k, spatial...], a blocked layout's lane dim dropped.
+std::vector<int64_t> logical_order(const std::vector<int64_t> &v, Layout l) {
+    const int ndim = static_cast<int>(v.size()) - (layout_lanes(l) > 1 ? 1 : 0);
+    std::vector<int64_t> d = {v[0]};
+    if (l == Layout::NHWC) {
+        d.push_back(v[ndim - 1]);
+        d.insert(d.end(), v.begin() + 1, v.begin() + ndim - 1);
+    } else {
+        d.insert(d.end(), v.begin() + 1, v.begin() + ndim);
+    }
+    return d;
+}
+
 Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &path) {
     const int k = layout_lanes(l);
     const size_t extra = k > 1 ? 1 : 0;  // the lane dim
@@ -130,16 +144,20 @@ Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &pa
         for (int64_t v : s) got += (got.empty() ? "" : ",") + std::to_string(v);
         throw CliError(path + ": shape [" + got + "] does not fit layout " + layout_name(l) + ", which needs " + want);
     }
-    const int ndim = static_cast<int>(s.size() - extra);
-    std::vector<int64_t> d = {s[0]};
-    if (l == Layout::NHWC) {
-        d.push_back(s[ndim - 1]);
-        d.insert(d.end(), s.begin() + 1, s.begin() + ndim - 1);
-    } else {
-        d.push_back(s[1] * k);
-        d.insert(d.end(), s.begin() + 2, s.begin() + ndim);
+    std::vector<int64_t> d = logical_order(s, l);
+    d[1] *= k;
+    return Dims(static_cast<int>(d.size()), d.data());
+}
+
+// The logical strides of a loaded array: a Fortran-order file is a strided view of its payload.
+Dims logical_strides(const npy::Array &a, Layout l, const std::string &path) {
+    const std::vector<int64_t> s = npy::strides(a);
+    if (layout_lanes(l) > 1 && s.back() != 1) {
+        throw CliError(path + ": a Fortran-order " + layout_name(l) +
+                       " array does not keep a group's channels adjacent; save it with np.ascontiguousarray");
     }
-    return Dims(ndim, d.data());
+    std::vector<int64_t> d = logical_order(s, l);
+    return Dims(static_cast<int>(d.size()), d.data());
 }
 
 std::string join(const int64_t *begin, const int64_t *end, const char *sep) {
@@ -199,12 +217,13 @@ int cmd_run(const CallOptions &o, const std::string &in_path, const std::string 
     if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) {
         throw CliError(s.message());
     }
-    npy::Array out;
+    npy::Array out;  // C order, in the input's dtype and byte order
     out.descr = in.descr;
     out.word_size = in.word_size;
     out.shape = npy_shape(out_dims, out_layout);
     out.data.resize(in.data.size());
-    const Tensor tin = Tensor::dense(in.data.data(), dtype, in_layout, in_dims);
+    Tensor tin = Tensor::dense(in.data.data(), dtype, in_layout, in_dims);
+    tin.strides = logical_strides(in, in_layout, in_path);
     const Tensor tout = Tensor::dense(out.data.data(), dtype, out_layout, out_dims);
     if (Status s = run(p, tin, tout); !s.ok()) {
         throw CliError(s.message());

@@ -80,7 +80,8 @@ struct Tensor {
     DType dtype = DType::Float32;
     Layout layout = Layout::NHWC;
     Dims dims{};     // N, C, spatial...
-    Dims strides{};  // elements per step along each logical dim (blocked layouts: C steps a group of k)
+    Dims strides{};  // elements per step along each logical dim (blocked layouts: C steps a group of k);
+                     // negative: a reversed dim (data is logical element 0)
 
     // A dense tensor: the strides its layout implies. A size that overflows gives strides that
     // validation rejects with an overflow error.

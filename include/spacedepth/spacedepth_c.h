@@ -18,7 +18,7 @@ extern "C" {
 
 typedef enum sd_status {
     SD_OK = 0,
-    SD_ERROR_INVALID_ARGUMENT = 1, /* an enum out of range, a block < 1, a negative dim or stride */
+    SD_ERROR_INVALID_ARGUMENT = 1, /* an enum out of range, a block < 1, a negative dim */
     SD_ERROR_SHAPE = 2,            /* divisibility, or an output shape that is not the implied one */
     SD_ERROR_OVERFLOW = 3,         /* a size or offset does not fit in 64 bits (or in size_t) */
     SD_ERROR_OVERLAP = 4,          /* input and output memory overlap, or the output aliases itself */
@@ -75,8 +75,10 @@ typedef enum sd_dtype {
 /* A tensor: ndim logical dims, N and C first and then the spatial dims, whatever the layout:
  * (N, C, W), (N, C, H, W) or (N, C, D, H, W). A stride per logical dim, in elements. For the
  * blocked layouts (NCHWC4/8/16, NCHW_VECT_C) strides[1] is the stride between groups of k
- * channels, and the k channels of a group are adjacent. Strides must be >= 0. Entries past ndim
- * are ignored. sd_tensor_init_dense() and sd_tensor_init_dense_nd() fill a dense tensor. */
+ * channels, and the k channels of a group are adjacent. data is the element at logical index 0;
+ * a stride may be negative (a reversed dim, as numpy's x[:, ::-1], reaching below data) or 0 on
+ * the input (a broadcast). Entries past ndim are ignored. sd_tensor_init_dense() and
+ * sd_tensor_init_dense_nd() fill a dense tensor. */
 typedef struct sd_tensor {
     void *data;
     sd_dtype dtype;

@@ -23,6 +23,7 @@ an allocation. Nothing is written when a call raises.
 
 from __future__ import annotations
 
+import functools
 import operator
 import sys
 from typing import Any, Optional, Sequence, Tuple, Union
@@ -53,6 +54,8 @@ def _is_torch(x: Any) -> bool:
 
 
 def _block(block: Block) -> Tuple[int, ...]:
+    if type(block) is int:
+        return (block,)
     try:
         sizes = (operator.index(block),) if not isinstance(block, (tuple, list)) else tuple(
             operator.index(b) for b in block)
@@ -78,13 +81,17 @@ def _numpy_dtype_ok(dt: np.dtype) -> bool:
     return dt.itemsize in _BY_WIDTH
 
 
+# The dtypes numpy exports through DLPack as they are (native byte order, numbers and bools).
+_DLPACK_DTYPES = frozenset(np.dtype(c).newbyteorder("=") for c in "?bBhHiIlLqQefdFD")
+
+
 def _numpy_view(a: np.ndarray) -> np.ndarray:
     dt = a.dtype
+    if dt in _DLPACK_DTYPES:
+        return a
     if not _numpy_dtype_ok(dt):
         raise TypeError(f"unsupported dtype '{dt.str}' ({dt}): spacedepth moves fixed-width numeric, bool and "
                         "raw elements of 1, 2, 4, 8 or 16 bytes")
-    if dt.kind in "biufc" and dt.isnative:
-        return a
     return a.view(_BY_WIDTH[dt.itemsize])
 
 
@@ -96,7 +103,7 @@ def _check_same_dtype(x: Any, out: Any) -> None:
 
 def _array(x: Any) -> Any:
     """x as the core takes it: numpy arrays with a DLPack-friendly dtype, detached torch tensors."""
-    if isinstance(x, np.ndarray):
+    if type(x) is np.ndarray or isinstance(x, np.ndarray):
         return _numpy_view(x)
     if _is_torch(x):
         return x.detach()
@@ -133,25 +140,49 @@ def _stream(x: Any) -> int:
     return 0
 
 
+@functools.lru_cache(maxsize=256)
+def _output_shape(op: str, shape: Tuple[int, ...], sizes: Tuple[int, ...], order: str, layout: str,
+                  out_layout: str) -> Tuple[int, ...]:
+    """The output array shape (cached: repeated shapes are the common case; errors are not cached)."""
+    return tuple(_core.output_shape(op, shape, sizes, order, layout, out_layout))
+
+
+def _run(op, xa, out, sizes, order, layout, out_layout, threads, stream) -> None:
+    """The core call on xa (x as _array() gives it), with out's own problems told apart from
+    nanobind's "incompatible arguments"."""
+    try:
+        outa = out if type(out) is np.ndarray and out.dtype in _DLPACK_DTYPES else _array(out)
+        _core.run(op, xa, outa, sizes, order, layout, out_layout, threads, stream)
+    except TypeError:
+        if isinstance(out, np.ndarray) and not out.flags.writeable:
+            raise ValueError("out is read-only") from None
+        raise
+
+
 def _call(op: str, x: Any, block: Block, order: str, layout: str, out_layout: Optional[str], out: Any,
           threads: Optional[int]) -> Any:
-    sizes = _block(block)
+    sizes = (block,) if type(block) is int else _block(block)
     out_layout = layout if out_layout is None else out_layout
-    xa = _array(x)
-    if out is None:
-        shape = tuple(_core.output_shape(op, tuple(x.shape), sizes, order, layout, out_layout))
-        result = _empty(x, shape)
-        target = result
-    else:
-        if isinstance(out, np.ndarray) and not out.flags.writeable:
-            raise ValueError("out is read-only")
-        if _is_torch(out) and out.requires_grad:
-            raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
-        if hasattr(out, "dtype") and hasattr(x, "dtype") and type(out) is type(x):
+    threads = 0 if threads is None else operator.index(threads)
+    if type(x) is np.ndarray and x.dtype in _DLPACK_DTYPES and (out is None or type(out) is np.ndarray):
+        # numpy with a dtype DLPack carries, the common case, kept short: the core checks the rest.
+        if out is None:
+            out = np.empty(_output_shape(op, x.shape, sizes, order, layout, out_layout), dtype=x.dtype)
+        elif out.dtype != x.dtype:
             _check_same_dtype(x, out)
-        result = target = out
-    _core.run(op, xa, _array(target), sizes, order, layout, out_layout, _threads(threads), _stream(x))
-    return _as_kind(x, result) if out is None else result
+        _run(op, x, out, sizes, order, layout, out_layout, threads, 0)
+        return out
+    xa = _array(x)  # TypeError for what is no array
+    if out is None:
+        result = _empty(x, _output_shape(op, tuple(x.shape), sizes, order, layout, out_layout))
+        _run(op, xa, result, sizes, order, layout, out_layout, threads, _stream(x))
+        return _as_kind(x, result)
+    if _is_torch(out) and out.requires_grad:  # _array() detaches: refuse rather than bypass autograd
+        raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
+    if hasattr(out, "dtype") and hasattr(x, "dtype") and type(out) is type(x):
+        _check_same_dtype(x, out)  # before any view: '>f4' and '<f4' both move as uint32
+    _run(op, xa, out, sizes, order, layout, out_layout, threads, _stream(x))
+    return out
 
 
 def space_to_depth(x: Any, block: Block, *, order: str = "DCR", layout: str = "NHWC", out_layout: Optional[str] = None,
@@ -287,9 +318,14 @@ class Plan:
             out = _empty(x, self.out_shape)
             self._plan.run(_array(x), _array(out))
             return _as_kind(x, out)
-        if isinstance(out, np.ndarray) and not out.flags.writeable:
-            raise ValueError("out is read-only")
-        self._plan.run(_array(x), _array(out))
+        if _is_torch(out) and out.requires_grad:  # _array() detaches: refuse rather than bypass autograd
+            raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
+        try:
+            self._plan.run(_array(x), _array(out))
+        except TypeError:
+            if isinstance(out, np.ndarray) and not out.flags.writeable:
+                raise ValueError("out is read-only") from None
+            raise
         return out
 
     def __repr__(self) -> str:

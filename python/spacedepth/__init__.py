@@ -147,6 +147,50 @@ def _output_shape(op: str, shape: Tuple[int, ...], sizes: Tuple[int, ...], order
     return tuple(_core.output_shape(op, shape, sizes, order, layout, out_layout))
 
 
+_TORCH_DTYPE_NAMES: dict = {}  # torch dtype -> spacedepth dtype name, filled on first use
+
+
+def _torch_dtype_name(t: Any) -> str:
+    name = _TORCH_DTYPE_NAMES.get(t.dtype)
+    if name is None:
+        torch = _torch()
+        named = {torch.bool: "bool", torch.int8: "int8", torch.uint8: "uint8", torch.int16: "int16",
+                 torch.float16: "float16", torch.bfloat16: "bfloat16", torch.int32: "int32", torch.float32: "float32",
+                 torch.int64: "int64", torch.float64: "float64", torch.complex64: "complex64",
+                 torch.complex128: "complex128"}
+        # Others (float8, uint16, ...) move as unsigned integers of their width.
+        name = named.get(t.dtype) or {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}.get(t.element_size())
+        if name is None or t.is_quantized:
+            raise TypeError(f"unsupported dtype {t.dtype}")
+        _TORCH_DTYPE_NAMES[t.dtype] = name
+    return name
+
+
+def _torch_raw(t: Any, which: str) -> tuple:
+    """A torch tensor as the core's raw description: its DLPack export costs about 4 us a tensor,
+    its pointer, shape and strides a fraction of that. The caller keeps t alive."""
+    if t.is_conj() or t.is_neg():  # lazy conjugate / negative views: the bits in memory are not the values
+        raise ValueError(f"{which} is a lazy conjugate or negative view: call resolve_conj() / resolve_neg() first")
+    if t.is_cuda:
+        device = (2, t.get_device())
+    elif t.is_cpu and t.layout is _torch().strided:
+        device = (1, 0)
+    else:
+        raise ValueError(f"{which}: only dense (strided) tensors on the CPU or a CUDA device: got a {t.layout} "
+                         f"tensor on {t.device}")
+    return (t.data_ptr(), t.shape, t.stride(), _torch_dtype_name(t)) + device
+
+
+def _run_torch(op, x, out, sizes, order, layout, out_layout, threads) -> None:
+    if out.requires_grad:  # the write would bypass autograd
+        raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
+    if x.dtype != out.dtype:
+        raise TypeError(f"out dtype {out.dtype} differs from x dtype {x.dtype} (the op moves elements; they must be "
+                        "the same type)")
+    _core.run_raw(op, _torch_raw(x, "x"), _torch_raw(out, "out"), sizes, order, layout, out_layout, threads,
+                  _stream(x))
+
+
 def _run(op, xa, out, sizes, order, layout, out_layout, threads, stream) -> None:
     """The core call on xa (x as _array() gives it), with out's own problems told apart from
     nanobind's "incompatible arguments"."""
@@ -171,6 +215,12 @@ def _call(op: str, x: Any, block: Block, order: str, layout: str, out_layout: Op
         elif out.dtype != x.dtype:
             _check_same_dtype(x, out)
         _run(op, x, out, sizes, order, layout, out_layout, threads, 0)
+        return out
+    if _is_torch(x) and (out is None or _is_torch(out)):
+        if out is None:
+            out = _torch().empty(_output_shape(op, tuple(x.shape), sizes, order, layout, out_layout), dtype=x.dtype,
+                                 device=x.device)
+        _run_torch(op, x, out, sizes, order, layout, out_layout, threads)
         return out
     xa = _array(x)  # TypeError for what is no array
     if out is None:
@@ -233,17 +283,20 @@ def _batched(x: Any, fn_name: str, op: str, factor: int) -> Any:
         raise ValueError(f"{fn_name}: the factor must be >= 1: got {factor}")
     if x.ndim < 3:
         raise ValueError(f"{fn_name} expects an input with at least 3 dims (*, C, H, W): got shape {tuple(x.shape)}")
-    lead = tuple(x.shape[:-3])
-    n = int(np.prod(lead)) if lead else 1
-    x4 = x.reshape((n,) + tuple(x.shape[-3:]))  # a view wherever the leading dims allow one
-    shape = tuple(_core.output_shape(op, tuple(x4.shape), (factor,), "CRD", "NCHW", "NCHW"))
-    if _is_torch(x) and _channels_last_torch(x4):
-        # As PyTorch: a channels_last input gives a channels_last output.
-        out = _torch().empty(shape, dtype=x.dtype, device=x.device, memory_format=_torch().channels_last)
+    lead = None if x.ndim == 4 else tuple(x.shape[:-3])  # other batch dims fold into N, and back
+    x4 = x if lead is None else x.reshape((int(np.prod(lead)) if lead else 1,) + tuple(x.shape[-3:]))
+    shape = _output_shape(op, tuple(x4.shape), (factor,), "CRD", "NCHW", "NCHW")
+    if _is_torch(x):
+        torch = _torch()
+        if _channels_last_torch(x4):  # as PyTorch: a channels_last input gives a channels_last output
+            out = torch.empty(shape, dtype=x.dtype, device=x.device, memory_format=torch.channels_last)
+        else:
+            out = torch.empty(shape, dtype=x.dtype, device=x.device)
+        _run_torch(op, x4, out, (factor,), "CRD", "NCHW", "NCHW", 0)
     else:
         out = _empty(x, shape)
-    _core.run(op, _array(x4), _array(out), (factor,), "CRD", "NCHW", "NCHW", 0, _stream(x))
-    return out.reshape(lead + shape[1:]) if lead != (n,) else out
+        _run(op, _array(x4), out, (factor,), "CRD", "NCHW", "NCHW", 0, 0)
+    return out if lead is None else out.reshape(lead + shape[1:])
 
 
 def pixel_shuffle(x: Any, upscale_factor: int) -> Any:

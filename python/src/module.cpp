@@ -251,40 +251,87 @@ int64_t tensor_bytes(const sd_tensor &t) {
     return n;
 }
 
+// Where a tensor lives: DLPack's device type and id.
+struct Device {
+    int type = kDLCPU, id = 0;
+};
+
+// Runs the op on two tensors already described, after the checks that concern both at once.
+void run_tensors(sd_op op, const sd_tensor &in, Device in_device, const sd_tensor &out, Device out_device,
+                 const BlockSizes &block, const std::string &order, int threads, uintptr_t stream) {
+    if (in.dtype != out.dtype) {
+        throw nb::type_error((std::string("out dtype ") + sd_dtype_name(out.dtype) + " differs from x dtype " +
+                              sd_dtype_name(in.dtype) + " (the op moves elements; they must be the same type)")
+                                 .c_str());
+    }
+    const bool host = on_host(in_device.type);
+    if (host != on_host(out_device.type) || (!host && in_device.id != out_device.id)) {
+        throw nb::value_error("x and out are on different devices");
+    }
+    if (!host && in_device.type != kDLCUDA) {
+        throw nb::value_error(
+            ("arrays on DLPack device type " + std::to_string(in_device.type) + " are not supported (CPU and CUDA are)")
+                .c_str());
+    }
+    const sd_params p = params_of(op, block, parse_order(order), in.ndim, threads);
+    sd_status status;
+    if (host) {
+        if (tensor_bytes(in) >= kReleaseGilBytes) {
+            nb::gil_scoped_release release;
+            status = sd_run(&p, &in, &out);
+        } else {
+            status = sd_run(&p, &in, &out);
+        }
+    } else {
+        void *context = cuda_context(in_device.id);
+        status = sd_run_cuda(&p, &in, &out, context, reinterpret_cast<void *>(stream));
+    }
+    check(status);
+}
+
 void run(const std::string &op, const Array &x, const MutableArray &out, const BlockSizes &block,
          const std::string &order, const std::string &layout, const std::string &out_layout, int threads,
          uintptr_t stream) {
     const sd_op o = parse_op(op);
     const sd_tensor in = tensor_of(x, parse_layout(layout, "layout"), "x");
     const sd_tensor dst = tensor_of(out, parse_layout(out_layout, "out_layout"), "out");
-    if (x.dtype() != out.dtype()) {
-        throw nb::type_error((std::string("out dtype ") + sd_dtype_name(dst.dtype) + " differs from x dtype " +
-                              sd_dtype_name(in.dtype) + " (the op moves elements; they must be the same type)")
-                                 .c_str());
+    if (x.dtype() != out.dtype()) {  // the same width and name, yet other DLPack types (int32 / uint32, ...)
+        throw nb::type_error("out dtype differs from x dtype (the op moves elements; they must be the same type)");
     }
-    const bool host = on_host(x.device_type());
-    if (host != on_host(out.device_type()) || (!host && x.device_id() != out.device_id())) {
-        throw nb::value_error("x and out are on different devices");
-    }
-    if (!host && x.device_type() != kDLCUDA) {
-        throw nb::value_error(("arrays on DLPack device type " + std::to_string(x.device_type()) +
-                               " are not supported (CPU and CUDA are)")
+    run_tensors(o, in, {x.device_type(), x.device_id()}, dst, {out.device_type(), out.device_id()}, block, order,
+                threads, stream);
+}
+
+// A tensor described by its parts, for frameworks whose DLPack export costs more than the copy
+// of a small tensor (PyTorch: about 4 us a tensor): (data pointer, shape, strides in elements,
+// spacedepth dtype name, DLPack device type, device id). The caller keeps the tensor alive.
+using RawTensor = std::tuple<uintptr_t, Shape, Shape, std::string, int, int>;
+
+sd_tensor tensor_of_raw(const RawTensor &r, sd_layout layout, const char *which, Device *device) {
+    const auto &[data, shape, strides, dtype, device_type, device_id] = r;
+    if (shape.size() != strides.size()) {
+        throw nb::value_error((std::string(which) + ": " + std::to_string(shape.size()) + " dims but " +
+                               std::to_string(strides.size()) + " strides")
                                   .c_str());
     }
-    const sd_params p = params_of(o, block, parse_order(order), in.ndim, threads);
-    sd_status status;
-    if (host) {
-        if (tensor_bytes(in) >= kReleaseGilBytes) {
-            nb::gil_scoped_release release;
-            status = sd_run(&p, &in, &dst);
-        } else {
-            status = sd_run(&p, &in, &dst);
-        }
-    } else {
-        void *context = cuda_context(x.device_id());
-        status = sd_run_cuda(&p, &in, &dst, context, reinterpret_cast<void *>(stream));
+    sd_tensor t{};
+    to_logical(shape, &strides, layout, which, &t);
+    t.data = reinterpret_cast<void *>(data);
+    if (sd_dtype_from_name(dtype.c_str(), &t.dtype) != SD_OK) {
+        throw nb::type_error(("unsupported dtype '" + dtype + "'").c_str());
     }
-    check(status);
+    *device = {device_type, device_id};
+    return t;
+}
+
+void run_raw(const std::string &op, const RawTensor &x, const RawTensor &out, const BlockSizes &block,
+             const std::string &order, const std::string &layout, const std::string &out_layout, int threads,
+             uintptr_t stream) {
+    Device in_device, out_device;
+    const sd_op o = parse_op(op);
+    const sd_tensor in = tensor_of_raw(x, parse_layout(layout, "layout"), "x", &in_device);
+    const sd_tensor dst = tensor_of_raw(out, parse_layout(out_layout, "out_layout"), "out", &out_device);
+    run_tensors(o, in, in_device, dst, out_device, block, order, threads, stream);
 }
 
 // A call planned once (sd_plan_create) for arrays of one shape, dtype and strides, then run on
@@ -375,6 +422,9 @@ NB_MODULE(_core, m) {
     m.def("run", &run, nb::arg("op"), nb::arg("x"), nb::arg("out"), nb::arg("block"), nb::arg("order"),
           nb::arg("layout"), nb::arg("out_layout"), nb::arg("threads"), nb::arg("stream"),
           "Runs op from x into out (both arrays in their layouts); raises on any rule the call breaks.");
+    m.def("run_raw", &run_raw, nb::arg("op"), nb::arg("x"), nb::arg("out"), nb::arg("block"), nb::arg("order"),
+          nb::arg("layout"), nb::arg("out_layout"), nb::arg("threads"), nb::arg("stream"),
+          "run() on tensors given as (data pointer, shape, strides, dtype name, DLPack device type, device id).");
     m.def("output_shape", &output_shape, nb::arg("op"), nb::arg("shape"), nb::arg("block"), nb::arg("order"),
           nb::arg("layout"), nb::arg("out_layout"), "The output array shape the op implies for an input array shape.");
     m.def(

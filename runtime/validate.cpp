@@ -142,18 +142,20 @@ Status check_params(const sd_params &p, int ndim) {
     for (int i = 0; i < kMaxSpatialRank; i++) {
         const bool used = i >= SD_MAX_NDIM - ndim;
         if (used && all[i] < 1) {
-            return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": block sizes must be >= 1: got block " + block_str(p, ndim) +
-                                                        " (" + kFields[i] + "=" + std::to_string(all[i]) + ")");
+            return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": block sizes must be >= 1: got block " +
+                                                        block_str(p, ndim) + " (" + kFields[i] + "=" +
+                                                        std::to_string(all[i]) + ")");
         }
         if (!used && all[i] != 0 && all[i] != 1) {
-            return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": " + kFields[i] + "=" + std::to_string(all[i]) + " but " +
-                                                        std::to_string(ndim) + "-dim tensors have spatial rank " +
-                                                        std::to_string(ndim - 2) +
+            return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": " + kFields[i] + "=" + std::to_string(all[i]) +
+                                                        " but " + std::to_string(ndim) +
+                                                        "-dim tensors have spatial rank " + std::to_string(ndim - 2) +
                                                         " (rule: a block size for a dim the tensors lack is 0 or 1)");
         }
     }
     if (p.threads < 0) {
-        return error(SD_ERROR_INVALID_ARGUMENT, std::string(op) + ": threads must be >= 0: got " + std::to_string(p.threads));
+        return error(SD_ERROR_INVALID_ARGUMENT,
+                     std::string(op) + ": threads must be >= 0: got " + std::to_string(p.threads));
     }
     return {};
 }

@@ -126,6 +126,7 @@ bench-peers: build
 		$(PEERS_VENV)/bin/python -c "import $${p%-cpu}" 2>/dev/null || $(PEERS_VENV)/bin/pip install -q $$p \
 		|| echo "bench-peers: could not install $$p; the table will say so"; done
 	@PYTHONPATH=$(CURDIR)/$(BUILD)/python $(PEERS_VENV)/bin/python bench/peers.py --bench $(BUILD)/bin/spacedepth_bench --rank-cases
+	@PYTHONPATH=$(CURDIR)/$(BUILD)/python $(PEERS_VENV)/bin/python bench/python_call_cost.py
 	@test -f bench/results.json || { echo "bench-peers: run make bench first for the C++ rows"; exit 1; }
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
 	@$(VENV)/bin/python bench/results_table.py bench/results.json

@@ -18,7 +18,8 @@ tf_depth_to_space / tf_space_to_depth (as tf.nn). PyTorch operators for torch.co
 
 Errors are exceptions carrying the runtime's one-line message: ValueError for a rule the call
 breaks (shapes, layouts, overlapping memory, ...), TypeError for an element type, MemoryError for
-an allocation. Nothing is written when a call raises.
+an allocation, RuntimeError for a kernel or CUDA driver failure. Nothing is written when a call
+raises.
 """
 
 from __future__ import annotations

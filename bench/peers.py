@@ -249,6 +249,8 @@ def main():
     out = {"date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
            "python": platform.python_version(), "peers": {}, "spacedepth": peer_version("spacedepth"),
            "results": []}
+    out["spacedepth"]["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                                 text=True, cwd=HERE).stdout.strip()
     if not out["spacedepth"]["available"]:
         print(f"spacedepth module: unavailable ({out['spacedepth']['reason']}); peers only", file=sys.stderr)
     for peer in args.peers.split(","):

@@ -183,6 +183,8 @@ def in_process_section(peers, plot_path):
         return lines + ["Not run yet, or run without the module: `make bench-peers` builds it and times it beside "
                         "each peer.", ""]
     sdv = peers.get("spacedepth", {}).get("version", "?")
+    if peers.get("spacedepth", {}).get("commit"):
+        sdv += f" (commit `{peers['spacedepth']['commit']}`)"
     lines += [f"`make bench-peers` ({peers['date']}), spacedepth {sdv} through its Python module (`import spacedepth`), "
               "in each peer's own process, on the very same arrays, pinned to the same thread count, called as that "
               "peer's users would call it: `spacedepth.pixel_shuffle` / `pixel_unshuffle` on the same torch tensor "

@@ -1,5 +1,5 @@
-"""`make demo`: the six seed examples of docs/SPEC.md section 6 through the spacedepth CLI, printed, then a
-short benchmark table beside memcpy."""
+"""`make demo`: the six seed examples of docs/SPEC.md section 6 through the spacedepth CLI, printed, and
+again through the Python module (build/python), then a short benchmark table beside memcpy."""
 import json
 import os
 import subprocess
@@ -41,6 +41,16 @@ def main():
             y = run("depth_to_space", deep, tmp)
             print(f"depth_to_space {list(deep.shape)} {fmt(deep)}\n            -> {list(y.shape)} {fmt(y)}")
             assert np.array_equal(y, x)
+    try:
+        import spacedepth
+    except ImportError as e:
+        print(f"\nThe Python module is not built here ({e}): skipped.")
+    else:
+        for x in SEEDS:
+            deep = spacedepth.space_to_depth(x, 2)  # NHWC, DCR by default, no copy of x
+            assert np.array_equal(spacedepth.depth_to_space(deep, 2), x)
+        print(f"\nThe same six through the Python module (`import spacedepth`, {spacedepth.__version__}): "
+              "identical.\n    spacedepth.space_to_depth(x, 2) -> " + fmt(spacedepth.space_to_depth(SEEDS[2], 2)))
 
     # 64 MiB tensors (beyond this machine's 32 MiB L3) on one thread, each beside a 1-thread memcpy
     # of the same bytes timed alternately with it: DRAM bandwidth is the stable yardstick. (16 MiB

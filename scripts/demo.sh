@@ -1,4 +1,4 @@
 #!/usr/bin/env bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec .venv/bin/python scripts/demo.py build/bin/spacedepth
+PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" exec .venv/bin/python scripts/demo.py build/bin/spacedepth

@@ -10,7 +10,7 @@ args=(-DSPACEDEPTH_TARGETS="$target")
 # Not part of the change, only of keeping the check short: the generator of this build, no
 # tests, benchmark or GPU kernels.
 args+=(-Dspacedepth-halide_generators_ROOT="$host_build" -DSPACEDEPTH_BUILD_TESTS=OFF -DSPACEDEPTH_BUILD_BENCH=OFF
-       -DSPACEDEPTH_CUDA=OFF -DSPACEDEPTH_BUILD_CLI=OFF)
+       -DSPACEDEPTH_CUDA=OFF -DSPACEDEPTH_BUILD_CLI=OFF -DSPACEDEPTH_BUILD_PYTHON=OFF)
 [ -n "$toolchain" ] && args+=(-DCMAKE_TOOLCHAIN_FILE="$toolchain")
 "$cmake" -S "$src" -B "$out" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release "${args[@]}" >/dev/null
 "$cmake" --build "$out" > "$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }

@@ -41,7 +41,6 @@ __all__ = [
 __version__: str = _core.version()
 
 Block = Union[int, Sequence[int]]
-LAYOUTS = ("NHWC", "NCHW", "NCHWc4", "NCHWc8", "NCHWc16", "NCHW_VECT_C")
 
 
 def _torch():

@@ -12,4 +12,8 @@ inline bool checked_add(int64_t a, int64_t b, int64_t *result) { return !__built
 
 inline bool checked_sub(int64_t a, int64_t b, int64_t *result) { return !__builtin_sub_overflow(a, b, result); }
 
+// A stride's size, whichever way it steps (a reversed dim steps backwards). Only for strides of
+// validated tensors, where no stride of a dim longer than 1 is INT64_MIN (its span overflows).
+inline int64_t magnitude(int64_t stride) { return stride < 0 ? -stride : stride; }
+
 }  // namespace spacedepth::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "generators/kernel_contract.h"
+#include "runtime/checked_math.h"
 #include "runtime/view.h"
 
 #include <string>
@@ -39,8 +40,6 @@ std::string describe_plan(const Plan &plan);
 // Steps the two planners share (plan_cpu.cpp).
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).
 DimList merge_contiguous(const DimList &dims);
-// A stride's size, whichever way it steps (the input of a reversed view steps backwards).
-inline int64_t magnitude(int64_t stride) { return stride < 0 ? -stride : stride; }
 // The dims whose strides fit the kernel's int32 strides; the others become plan->loop_dims.
 DimList dims_with_kernel_strides(const DimList &dims, Plan *plan);
 // Places normalised dims (width units) into a GPU plan's slots (plan_gpu.cpp).

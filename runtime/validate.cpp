@@ -106,12 +106,11 @@ Status tensor_sizes(const char *op, const char *which, const sd_tensor &t, int64
 
 // The output must not write one element twice: sorted by stride, each dim must step past
 // everything the smaller dims reach. (Conservative: it also rejects exotic interleaved views.)
-// A stride's sign does not matter: a reversed dim reaches as far the other way. After the span
-// check no stride of a dim longer than 1 is INT64_MIN, so the magnitudes cannot overflow.
+// A stride's sign does not matter: a reversed dim reaches as far the other way.
 bool output_aliases_itself(const sd_tensor &t) {
     auto d = memory_dims(t);
     d.erase(std::remove_if(d.begin(), d.end(), [](auto p) { return p.first <= 1; }), d.end());
-    for (auto &[extent, stride] : d) stride = stride < 0 ? -stride : stride;
+    for (auto &[extent, stride] : d) stride = magnitude(stride);
     std::sort(d.begin(), d.end(), [](auto a, auto b) { return a.second < b.second; });
     int64_t reach = 0;  // largest offset reachable with the dims so far
     for (auto [extent, stride] : d) {
@@ -325,6 +324,27 @@ Status validate_layout(const sd_params &p, const sd_tensor &in, const sd_tensor 
     return {};
 }
 
+namespace {
+
+// A tensor's bytes, [data + low, data + low + span) (low < 0 with negative strides), or an error
+// when that range wraps around the address space: no memory a caller can own.
+Status address_range(sd_op op, const char *which, const void *data, int64_t low, int64_t span, uintptr_t *lo,
+                     uintptr_t *hi) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(data), below = static_cast<uintptr_t>(-low);
+    *lo = at - below;
+    *hi = *lo + static_cast<uintptr_t>(span);
+    if (at >= below && *hi >= *lo) {
+        return {};
+    }
+    std::ostringstream m;
+    m << op_label(op) << ": " << which << " data " << data << " with its strides reaches " << -low
+      << " bytes below and " << span
+      << " bytes in all, past the ends of the address space (rule: a tensor's bytes are addressable memory)";
+    return error(SD_ERROR_OVERFLOW, m.str());
+}
+
+}  // namespace
+
 Status validate_memory(const Problem &problem, const void *in, const void *out) {
     if (problem.empty) {
         return {};
@@ -335,26 +355,15 @@ Status validate_memory(const Problem &problem, const void *in, const void *out) 
                          " data is null but the tensor has " + std::to_string(problem.bytes / problem.elem_bytes) +
                          " elements (rule: null data only with a zero size)");
     }
-    // Each tensor's bytes: [data + low, data + low + span); low < 0 with negative strides. A
-    // range that would wrap around the address space is no memory a caller can own.
-    auto range = [](const void *data, int64_t low, int64_t span, uintptr_t *lo, uintptr_t *hi) {
-        const uintptr_t at = reinterpret_cast<uintptr_t>(data), below = static_cast<uintptr_t>(-low);
-        *lo = at - below;
-        *hi = *lo + static_cast<uintptr_t>(span);
-        return at >= below && *hi >= *lo;
-    };
     uintptr_t in_lo, in_hi, out_lo, out_hi;
-    for (bool input : {true, false}) {
-        const bool fits = input ? range(in, problem.in_low_bytes, problem.in_span_bytes, &in_lo, &in_hi)
-                                : range(out, problem.out_low_bytes, problem.out_span_bytes, &out_lo, &out_hi);
-        if (!fits) {
-            std::ostringstream m;
-            m << op_label(problem.op) << ": " << (input ? "input" : "output") << " data " << (input ? in : out)
-              << " with its strides reaches " << -(input ? problem.in_low_bytes : problem.out_low_bytes)
-              << " bytes below and " << (input ? problem.in_span_bytes : problem.out_span_bytes)
-              << " bytes in all, past the ends of the address space (rule: a tensor's bytes are addressable memory)";
-            return error(SD_ERROR_OVERFLOW, m.str());
-        }
+    if (Status s = address_range(problem.op, "input", in, problem.in_low_bytes, problem.in_span_bytes, &in_lo, &in_hi);
+        !s.ok()) {
+        return s;
+    }
+    if (Status s =
+            address_range(problem.op, "output", out, problem.out_low_bytes, problem.out_span_bytes, &out_lo, &out_hi);
+        !s.ok()) {
+        return s;
     }
     if (in_lo < out_hi && out_lo < in_hi) {
         std::ostringstream m;

@@ -3,6 +3,7 @@
 // .npy: xtensor's xnpy (tools/npy_io.cpp).
 #include "spacedepth/spacedepth.h"
 #include "tools/aligned_buffer.h"
+#include "tools/array_layout.h"
 #include "tools/cuda_driver.h"
 #include "tools/memcpy_yardstick.h"
 #include "tools/npy_io.h"
@@ -102,50 +103,14 @@ DType parse_dtype(const std::string &name) {
     return d;
 }
 
-// The .npy shape of a tensor with logical dims (N, C, spatial...) in a layout, and back:
-// channels last [N, spatial..., C], channels first [N, C, spatial...], blocked [N, C/k, spatial..., k].
-std::vector<int64_t> npy_shape(const Dims &d, Layout l) {
-    const std::vector<int64_t> spatial(d.begin() + 2, d.end());
-    std::vector<int64_t> s = {d[0]};
-    if (l == Layout::NHWC) {
-        s.insert(s.end(), spatial.begin(), spatial.end());
-        s.push_back(d[1]);
-        return s;
-    }
-    const int k = layout_lanes(l);
-    s.push_back(d[1] / k);
-    s.insert(s.end(), spatial.begin(), spatial.end());
-    if (k > 1) s.push_back(k);
-    return s;
-}
-
-// Per-array-dim values (a .npy shape or strides) in logical order (N, C, spatial...): channels last
-// [N, spatial..., C], the others [N, C or C/k, spatial...], a blocked layout's lane dim dropped.
-std::vector<int64_t> logical_order(const std::vector<int64_t> &v, Layout l) {
-    const int ndim = static_cast<int>(v.size()) - (layout_lanes(l) > 1 ? 1 : 0);
-    std::vector<int64_t> d = {v[0]};
-    if (l == Layout::NHWC) {
-        d.push_back(v[ndim - 1]);
-        d.insert(d.end(), v.begin() + 1, v.begin() + ndim - 1);
-    } else {
-        d.insert(d.end(), v.begin() + 1, v.begin() + ndim);
-    }
-    return d;
-}
-
 Dims logical_dims(const std::vector<int64_t> &s, Layout l, const std::string &path) {
-    const int k = layout_lanes(l);
-    const size_t extra = k > 1 ? 1 : 0;  // the lane dim
-    if (s.size() < 3 + extra || s.size() > 5 + extra || (k > 1 && s.back() != k)) {
-        const std::string want = l == Layout::NHWC   ? "[N,W,C], [N,H,W,C] or [N,D,H,W,C]"
-                                 : l == Layout::NCHW ? "[N,C,W], [N,C,H,W] or [N,C,D,H,W]"
-                                                     : "[N,C/k,(D,)(H,)W,k] with k=" + std::to_string(k);
+    if (const std::string want = array_layout::misfit(s, l); !want.empty()) {
         std::string got;
         for (int64_t v : s) got += (got.empty() ? "" : ",") + std::to_string(v);
         throw CliError(path + ": shape [" + got + "] does not fit layout " + layout_name(l) + ", which needs " + want);
     }
-    std::vector<int64_t> d = logical_order(s, l);
-    d[1] *= k;
+    std::vector<int64_t> d = array_layout::logical_order(s, l);
+    d[1] *= layout_lanes(l);
     return Dims(static_cast<int>(d.size()), d.data());
 }
 
@@ -156,7 +121,7 @@ Dims logical_strides(const npy::Array &a, Layout l, const std::string &path) {
         throw CliError(path + ": a Fortran-order " + layout_name(l) +
                        " array does not keep a group's channels adjacent; save it with np.ascontiguousarray");
     }
-    std::vector<int64_t> d = logical_order(s, l);
+    std::vector<int64_t> d = array_layout::logical_order(s, l);
     return Dims(static_cast<int>(d.size()), d.data());
 }
 
@@ -220,7 +185,7 @@ int cmd_run(const CallOptions &o, const std::string &in_path, const std::string 
     npy::Array out;  // C order, in the input's dtype and byte order
     out.descr = in.descr;
     out.word_size = in.word_size;
-    out.shape = npy_shape(out_dims, out_layout);
+    out.shape = array_layout::array_shape(out_dims.data(), out_dims.ndim(), out_layout);
     out.data.resize(in.data.size());
     Tensor tin = Tensor::dense(in.data.data(), dtype, in_layout, in_dims);
     tin.strides = logical_strides(in, in_layout, in_path);

@@ -181,38 +181,43 @@ def _torch_raw(t: Any, which: str) -> tuple:
     return (t.data_ptr(), t.shape, t.stride(), _torch_dtype_name(t)) + device
 
 
-def _run_torch(op, x, out, sizes, order, layout, out_layout, threads) -> None:
-    if out.requires_grad:  # the write would bypass autograd
+def _refuse_grad(out: Any) -> None:
+    """An out= tensor that requires grad is refused: the write would bypass autograd."""
+    if _is_torch(out) and out.requires_grad:
         raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
-    if x.dtype != out.dtype:
-        raise TypeError(f"out dtype {out.dtype} differs from x dtype {x.dtype} (the op moves elements; they must be "
-                        "the same type)")
-    _core.run_raw(op, _torch_raw(x, "x"), _torch_raw(out, "out"), sizes, order, layout, out_layout, threads,
-                  _stream(x))
 
 
-def _run(op, xa, out, sizes, order, layout, out_layout, threads, stream) -> None:
-    """The core call on xa (x as _array() gives it), with out's own problems told apart from
-    nanobind's "incompatible arguments"."""
+def _writing(run, out: Any, *args) -> None:
+    """run(*args), with a read-only numpy out told apart from nanobind's "incompatible arguments"."""
     try:
-        outa = out if type(out) is np.ndarray and out.dtype in _DLPACK_DTYPES else _array(out)
-        _core.run(op, xa, outa, sizes, order, layout, out_layout, threads, stream)
+        run(*args)
     except TypeError:
         if isinstance(out, np.ndarray) and not out.flags.writeable:
             raise ValueError("out is read-only") from None
         raise
 
 
+def _run_torch(op, x, out, sizes, order, layout, out_layout, threads) -> None:
+    _refuse_grad(out)
+    _check_same_dtype(x, out)
+    _core.run_raw(op, _torch_raw(x, "x"), _torch_raw(out, "out"), sizes, order, layout, out_layout, threads,
+                  _stream(x))
+
+
+def _run(op, xa, out, sizes, order, layout, out_layout, threads, stream) -> None:
+    """The core call on xa (x as _array() gives it) into out."""
+    _writing(_core.run, out, op, xa, _array(out), sizes, order, layout, out_layout, threads, stream)
+
+
 def _call(op: str, x: Any, block: Block, order: str, layout: str, out_layout: Optional[str], out: Any,
           threads: Optional[int]) -> Any:
-    sizes = (block,) if type(block) is int else _block(block)
+    sizes, threads = _block(block), _threads(threads)
     out_layout = layout if out_layout is None else out_layout
-    threads = 0 if threads is None else operator.index(threads)
     if type(x) is np.ndarray and x.dtype in _DLPACK_DTYPES and (out is None or type(out) is np.ndarray):
         # numpy with a dtype DLPack carries, the common case, kept short: the core checks the rest.
         if out is None:
             out = np.empty(_output_shape(op, x.shape, sizes, order, layout, out_layout), dtype=x.dtype)
-        elif out.dtype != x.dtype:
+        else:
             _check_same_dtype(x, out)
         _run(op, x, out, sizes, order, layout, out_layout, threads, 0)
         return out
@@ -227,8 +232,7 @@ def _call(op: str, x: Any, block: Block, order: str, layout: str, out_layout: Op
         result = _empty(x, _output_shape(op, tuple(x.shape), sizes, order, layout, out_layout))
         _run(op, xa, result, sizes, order, layout, out_layout, threads, _stream(x))
         return _as_kind(x, result)
-    if _is_torch(out) and out.requires_grad:  # _array() detaches: refuse rather than bypass autograd
-        raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
+    _refuse_grad(out)  # _array() detaches
     if hasattr(out, "dtype") and hasattr(x, "dtype") and type(out) is type(x):
         _check_same_dtype(x, out)  # before any view: '>f4' and '<f4' both move as uint32
     _run(op, xa, out, sizes, order, layout, out_layout, threads, _stream(x))
@@ -368,17 +372,11 @@ class Plan:
         if out is None:
             if not self._dense_out:
                 raise ValueError("this plan was made for out_strides: pass out= with those strides")
-            out = _empty(x, self.out_shape)
-            self._plan.run(_array(x), _array(out))
-            return _as_kind(x, out)
-        if _is_torch(out) and out.requires_grad:  # _array() detaches: refuse rather than bypass autograd
-            raise ValueError("out= does not take a tensor that requires grad (the write bypasses autograd)")
-        try:
-            self._plan.run(_array(x), _array(out))
-        except TypeError:
-            if isinstance(out, np.ndarray) and not out.flags.writeable:
-                raise ValueError("out is read-only") from None
-            raise
+            result = _empty(x, self.out_shape)
+            self._plan.run(_array(x), _array(result))
+            return _as_kind(x, result)
+        _refuse_grad(out)  # _array() detaches
+        _writing(self._plan.run, out, _array(x), _array(out))
         return out
 
     def __repr__(self) -> str:

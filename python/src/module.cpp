@@ -3,6 +3,7 @@
 // sd_run_cuda or a plan, and turns a failed status into a Python exception carrying the
 // runtime's message. The Python-facing API (spacedepth/__init__.py) wraps these functions.
 #include "spacedepth/spacedepth.h"
+#include "tools/array_layout.h"
 #include "tools/cuda_driver.h"
 
 #include <nanobind/nanobind.h>
@@ -11,6 +12,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -105,67 +107,35 @@ std::string shape_str(const Shape &s) {
     return r + (s.size() == 1 ? ",)" : ")");
 }
 
-// The logical dims (N, C, spatial...) of an array shape in a layout: channels last
-// [N, spatial..., C], channels first [N, C, spatial...], blocked [N, C/k, spatial..., k].
-// `strides` (optional, elements) become the logical strides the same way.
+// The logical dims (N, C, spatial...) of an array in a layout (tools/array_layout.h); `strides`
+// (optional, elements) become the logical strides the same way.
 void to_logical(const Shape &shape, const Shape *strides, sd_layout layout, const char *which, sd_tensor *t) {
-    const int k = lanes_of(layout);
-    const int extra = k > 1 ? 1 : 0;  // the lanes dim
-    const int nd = static_cast<int>(shape.size());
-    if (nd < 3 + extra || nd > SD_MAX_NDIM + extra || (k > 1 && shape.back() != k)) {
-        const std::string name = spacedepth::layout_name(static_cast<spacedepth::Layout>(layout));
-        const std::string want = layout == SD_LAYOUT_NHWC   ? "[N, W, C], [N, H, W, C] or [N, D, H, W, C]"
-                                 : layout == SD_LAYOUT_NCHW ? "[N, C, W], [N, C, H, W] or [N, C, D, H, W]"
-                                                            : "[N, C/k, (D,) (H,) W, k] with k = " + std::to_string(k);
-        throw nb::value_error((std::string(which) + " of shape " + shape_str(shape) + " does not fit layout " + name +
-                               ", which needs " + want)
+    const auto l = static_cast<spacedepth::Layout>(layout);
+    if (const std::string want = array_layout::misfit(shape, l); !want.empty()) {
+        throw nb::value_error((std::string(which) + " of shape " + shape_str(shape) + " does not fit layout " +
+                               spacedepth::layout_name(l) + ", which needs " + want)
                                   .c_str());
     }
-    t->ndim = nd - extra;
+    const int k = lanes_of(layout);
+    const Shape dims = array_layout::logical_order(shape, l);
+    t->ndim = static_cast<int>(dims.size());
     t->layout = layout;
-    if (k > 1 && strides != nullptr && (*strides)[nd - 1] != 1) {
+    for (int i = 0; i < t->ndim; i++) t->dims[i] = dims[i] * (i == 1 ? k : 1);
+    if (strides == nullptr) return;
+    const Shape logical_strides = array_layout::logical_order(*strides, l);
+    std::copy(logical_strides.begin(), logical_strides.end(), t->strides);
+    if (const int64_t lane = strides->back(); k > 1 && lane != 1) {
         // Lanes that are not adjacent: still one channel stride when groups step k lanes (a
         // broadcast, stride 0 for both, is one): the same memory as channels first.
-        const int64_t lane = (*strides)[nd - 1];
-        if (layout == SD_LAYOUT_NCHW_VECT_C || (*strides)[1] != k * lane) {
+        if (layout == SD_LAYOUT_NCHW_VECT_C || t->strides[1] != k * lane) {
             throw nb::value_error((std::string(which) + ": the " + std::to_string(k) +
                                    " channels of a group (its last dim) must be adjacent (stride 1): got stride " +
                                    std::to_string(lane))
                                       .c_str());
         }
         t->layout = SD_LAYOUT_NCHW;
-        for (int i = 0; i < t->ndim; i++) {
-            t->dims[i] = shape[i] * (i == 1 ? k : 1);
-            t->strides[i] = i == 1 ? lane : (*strides)[i];
-        }
-        return;
+        t->strides[1] = lane;
     }
-    const int spatial = t->ndim - 2;
-    // Where each logical dim sits in the array.
-    int at[SD_MAX_NDIM];
-    at[0] = 0;
-    at[1] = layout == SD_LAYOUT_NHWC ? nd - 1 : 1;
-    for (int i = 0; i < spatial; i++) at[2 + i] = layout == SD_LAYOUT_NHWC ? 1 + i : 2 + i;
-    for (int i = 0; i < t->ndim; i++) {
-        t->dims[i] = shape[at[i]] * (i == 1 ? k : 1);
-        t->strides[i] = strides != nullptr ? (*strides)[at[i]] : 0;
-    }
-}
-
-// The array shape of logical dims in a layout (the inverse of to_logical).
-Shape to_array_shape(const sd_tensor &t) {
-    const int k = lanes_of(t.layout);
-    const int spatial = t.ndim - 2;
-    Shape s = {t.dims[0]};
-    if (t.layout == SD_LAYOUT_NHWC) {
-        s.insert(s.end(), t.dims + 2, t.dims + 2 + spatial);
-        s.push_back(t.dims[1]);
-        return s;
-    }
-    s.push_back(t.dims[1] / k);
-    s.insert(s.end(), t.dims + 2, t.dims + 2 + spatial);
-    if (k > 1) s.push_back(k);
-    return s;
 }
 
 // An array's shape and strides (elements), whatever produced it.
@@ -201,9 +171,6 @@ sd_params params_of(sd_op op, const BlockSizes &block, sd_order order, int ndim,
     }
     int64_t sizes[3] = {0, 0, 0};  // d, h, w; 0 for a dim the tensors lack
     for (int i = 0; i < spatial; i++) sizes[3 - spatial + i] = block.size() == 1 ? block[0] : block[i];
-    if (threads < 0)
-        throw nb::value_error(
-            ("threads must be >= 0 (0: the library setting): got " + std::to_string(threads)).c_str());
     return sd_params{op, sizes[1], sizes[2], order, threads, sizes[0]};
 }
 
@@ -226,7 +193,7 @@ Shape output_shape(const std::string &op, const Shape &in_shape, const BlockSize
                                std::to_string(k) + ")")
                                   .c_str());
     }
-    return to_array_shape(out);
+    return array_layout::array_shape(out.dims, out.ndim, static_cast<spacedepth::Layout>(out.layout));
 }
 
 // The CUDA context of a device's tensors: its primary context, the one PyTorch, CuPy and JAX use.

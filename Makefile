@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo bench bench-plan bench-peers clean \
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-peers clean \
         test-asan test-ubsan test-tsan test-large fuzz tune compare-schedules
 
 all: build
@@ -84,8 +84,16 @@ compare-schedules: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python bench/compare_schedules.py
 	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
-demo: build
-	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh
+# The demo builds what it shows and no more (CMakePresets.json `demo`, build-demo/): the kernels
+# for this machine's own target, the CLI and the Python module; no tests, benchmark or GPU
+# kernels, which `make all` and `make test` build in build/.
+DEMO_BUILD := build-demo
+build-demo: setup
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset demo >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset demo -j $(JOBS)
+
+demo: build-demo
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" scripts/demo.sh $(DEMO_BUILD)
 
 # Google Benchmark over the fixed case matrix and the model shapes (C++ peers beside every row),
 # the library's rows again on the AVX2 path (bench/results_avx2.json), then bench/RESULTS.md and
@@ -133,4 +141,4 @@ bench-peers: build
 	@echo "wrote bench/peers.json, bench/RESULTS.md, bench/ratio_to_memcpy.png and bench/peers_in_process.png"
 
 clean:
-	rm -rf $(BUILD) $(ARM_BUILD) build-asan build-ubsan build-tsan build-tune build-compare
+	rm -rf $(BUILD) $(ARM_BUILD) $(DEMO_BUILD) build-asan build-ubsan build-tsan build-tune build-compare

@@ -18,6 +18,8 @@ if (NOT Halide_DIR AND NOT DEFINED ENV{Halide_DIR})
             set(Halide_DIR "${_sd_halide_root}/lib64/cmake/Halide" CACHE PATH "Halide's CMake package")
             set(HalideHelpers_DIR "${_sd_halide_root}/lib64/cmake/HalideHelpers" CACHE PATH "Halide's CMake helpers")
             message(STATUS "Halide from ${_sd_python}: ${_sd_halide_root}")
+            # Its Python bindings also tell this machine's features (SPACEDEPTH_HOST_TARGET_ONLY).
+            set(SPACEDEPTH_HALIDE_PYTHON "${_sd_python}" CACHE INTERNAL "A Python with Halide's bindings")
         endif ()
     endif ()
 endif ()

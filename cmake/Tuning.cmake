@@ -128,6 +128,12 @@ function(spacedepth_read_tuning)
             _sd_tuning_pairs("${file}" "${tunables}" runtime "${object}" unused)
         endif ()
         cmake_path(GET file FILENAME name)
+        if (SPACEDEPTH_KERNELS_FROM AND NOT SPACEDEPTH_TUNING_DIR STREQUAL _sd_from_SPACEDEPTH_TUNING_DIR)
+            # The linked kernels were generated with the other build's databases: only the
+            # runtime's switch points of this one apply.
+            message(STATUS "tuning: ${name}'s generator values are not in the kernels, which come from ${SPACEDEPTH_KERNELS_FROM}")
+            set(summary "")
+        endif ()
         string(APPEND rows "    {\"${full_target}\", \"${name}\", \"${summary}\", {${row}}},\n")
         message(STATUS "tuning: ${name} applies to ${full_target}")
     endforeach ()

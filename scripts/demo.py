@@ -1,5 +1,6 @@
 """`make demo`: the six seed examples of docs/SPEC.md section 6 through the spacedepth CLI, printed, and
-again through the Python module (build/python), then a short benchmark table beside memcpy."""
+again through the Python module (the build's python/), then a short benchmark table beside memcpy.
+usage: demo.py [CLI]  (default build-demo/bin/spacedepth; scripts/demo.sh sets PYTHONPATH)"""
 import json
 import os
 import subprocess
@@ -8,7 +9,7 @@ import tempfile
 
 import numpy as np
 
-CLI = sys.argv[1] if len(sys.argv) > 1 else "build/bin/spacedepth"
+CLI = sys.argv[1] if len(sys.argv) > 1 else "build-demo/bin/spacedepth"
 
 SEEDS = [  # NHWC [N, H, W, C], DCR, block 2 (TensorFlow's SpaceToDepth / DepthToSpace docs)
     np.array([[[[1], [2]], [[3], [4]]]], dtype=np.float32),
@@ -51,6 +52,11 @@ def main():
             assert np.array_equal(spacedepth.depth_to_space(deep, 2), x)
         print(f"\nThe same six through the Python module (`import spacedepth`, {spacedepth.__version__}): "
               "identical.\n    spacedepth.space_to_depth(x, 2) -> " + fmt(spacedepth.space_to_depth(SEEDS[2], 2)))
+
+    info = subprocess.run([CLI, "info"], check=True, capture_output=True, text=True).stdout
+    targets = next(line.split(": ", 1)[1] for line in info.splitlines() if line.startswith("kernel targets"))
+    print(f"\nKernel targets in this build: {targets}" +
+          ("\n(this machine's own: `make all` builds every x86 target, as a package would)" if "," not in targets else ""))
 
     # 64 MiB tensors (beyond this machine's 32 MiB L3) on one thread, each beside a 1-thread memcpy
     # of the same bytes timed alternately with it: DRAM bandwidth is the stable yardstick. (16 MiB

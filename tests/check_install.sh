@@ -35,7 +35,7 @@ fi
 cp -r "$src/examples/consumer" "$work/consumer"
 "$cmake" -S "$work/consumer" -B "$work/consumer-build" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release | grep "SpaceDepth" || true
-"$cmake" --build "$work/consumer-build" >/dev/null
+"$cmake" --build "$work/consumer-build" -j 1 >/dev/null  # one job: ctest PROCESSORS 1
 "$work/consumer-build/consumer"
 "$work/consumer-build/consumer_c"
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The tuning database reaches the kernels `make` produces and the runtime (ctest tuning_database,
-# README "Tuning"):
+# README "Tuning"), shown with the tiny hand-written database tests/tuning/fixture/ (every value
+# differs from its default) on the kernels it changes, not a second full build:
 #   1. databases with a value or a name schedules/tunables.json does not declare stop the
 #      configure with an error naming the file, the parameter and the allowed values;
-#   2. a build with the tiny hand-written database tests/tuning/fixture/ (every value differs from
-#      its default) passes it to the generator, its kernels show each value (Halide's stmt
-#      output), the runtime reports and uses its switch points, and the CLI's results still match
-#      the numpy reference (tests/test_cli.py);
-#   3. the defaults schedules/tunables.json declares (the tuner starts from them) are the
+#   2. a build for AVX2 with the fixture hands every kernel its values (the generator commands),
+#      and the two u32 kernels it regenerates show each value in Halide's stmt output, link with
+#      the Halide runtime alone and copy right (tests/kernel_call.cpp);
+#   3. a runtime built with the fixture, linking this build's kernels (SPACEDEPTH_KERNELS_FROM),
+#      reports and uses its switch points on the AVX2 path, and the CLI's results still match the
+#      numpy reference (tests/test_cli.py);
+#   4. the defaults schedules/tunables.json declares (the tuner starts from them) are the
 #      schedules' own: a database naming them explicitly generates the same kernels as none.
 # usage: check_tuning.sh CMAKE NINJA SOURCE_DIR HOST_BUILD_DIR OUT_DIR PYTHON
 set -euo pipefail
@@ -17,27 +20,33 @@ fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$out"
 configure() {  # build dir, tuning dir, extra args
     "$cmake" -S "$src" -B "$1" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release \
-        -Dspacedepth-halide_generators_ROOT="$host" -DSPACEDEPTH_TARGETS="$target" -DSPACEDEPTH_TUNING_DIR="$2" \
-        -DSPACEDEPTH_BUILD_TESTS=OFF -DSPACEDEPTH_BUILD_BENCH=OFF -DSPACEDEPTH_CUDA=OFF -DSPACEDEPTH_OPENCL=OFF "${@:3}"
+        -DSPACEDEPTH_TUNING_DIR="$2" -DSPACEDEPTH_BUILD_TESTS=OFF -DSPACEDEPTH_BUILD_BENCH=OFF \
+        -DSPACEDEPTH_BUILD_PYTHON=OFF -DSPACEDEPTH_CUDA=OFF -DSPACEDEPTH_OPENCL=OFF "${@:3}"
 }
+kernels() {  # build dir, tuning dir, extra args: the AVX2 kernels with this build's generator
+    configure "$1" "$2" -Dspacedepth-halide_generators_ROOT="$host" -DSPACEDEPTH_TARGETS="$target" \
+        -DSPACEDEPTH_BUILD_CLI=OFF "${@:3}"
+}
+# AVX2 code runs only where the CPU has it (every machine of this project so far).
+avx2=yes
+for flag in avx2 fma f16c; do grep -qw $flag /proc/cpuinfo || avx2=""; done
 
 echo "== 1. invalid databases"
 for bad in bad_value:"generator.run_vectors = 3 is not one of the declared values (1, 2, 4, 8)" \
            bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, long_run_bytes, parallel_min_bytes, small_max_bytes, transpose_min_extent)"; do
     dir="${bad%%:*}"; want="${bad#*:}"
     rm -rf "$out/$dir"
-    if configure "$out/$dir" "$src/tests/tuning/$dir" > "$out/$dir.log" 2>&1; then fail "$dir configured"; fi
+    if kernels "$out/$dir" "$src/tests/tuning/$dir" > "$out/$dir.log" 2>&1; then fail "$dir configured"; fi
     tr -s ' \n' ' ' < "$out/$dir.log" | grep -qF "$want" || { cat "$out/$dir.log"; fail "$dir: no '$want'"; }
     grep -q "tests/tuning/$dir/x86-64-linux-avx2.json" "$out/$dir.log" || fail "$dir: the error does not name the file"
     echo "ok: $dir -> $want"
 done
 
-echo "== 2. the fixture database"
+echo "== 2. the fixture database reaches the kernels"
 fixture="$out/fixture"
-configure "$fixture" "$src/tests/tuning/fixture" -DSPACEDEPTH_EMIT_STMT=ON > "$out/fixture.log"
+kernels "$fixture" "$src/tests/tuning/fixture" -DSPACEDEPTH_EMIT_STMT=ON > "$out/fixture.log"
 grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/fixture.log" || fail "configure did not apply the database"
-"$cmake" --build "$fixture" --target spacedepth_cli > "$out/fixture_build.log" 2>&1 || { tail -20 "$out/fixture_build.log"; fail "build"; }
-commands=$("$ninja" -C "$fixture" -t commands spacedepth_cli)
+commands=$("$ninja" -C "$fixture" -t commands spacedepth)
 want_u32="tuning=$target/run_vectors:1/task_kib:16/tile_row_bytes:128/tile_rows:8"
 want_u8="tuning=$target/run_vectors:1/task_kib:16"
 for k in general_u32 transpose_u32; do
@@ -47,6 +56,9 @@ grep "\-f spacedepth_general_u8 " <<< "$commands" | grep -qE -- "$want_u8( |$)" 
 grep "\-f spacedepth_small_u32 " <<< "$commands" | grep -q "tuning=" && fail "the small kernel has no tunables"
 echo "ok: generator parameters ($want_u32)"
 
+# The two kernels whose stmt shows the values; one job, as ctest runs this beside other tests.
+"$cmake" --build "$fixture" -j 1 --target spacedepth_general_u32 spacedepth_transpose_u32 spacedepth_halide_runtime \
+    > "$out/fixture_build.log" 2>&1 || { tail -20 "$out/fixture_build.log"; fail "build"; }
 stmt="$fixture/generators/spacedepth"
 # A 32-lane run copy: four AVX2 vectors of u32 per iteration (the default run_vectors 4).
 run32='output\[ramp([^]]*(int64)1, 32)\] = input\[ramp([^]]*(int64)1, 32)\]'
@@ -60,17 +72,43 @@ grep -q '(4096/' "${stmt}_general_u32.stmt" || fail "no 4096-element tasks"
 grep -q '(16384/' "${stmt}_general_u32.stmt" && fail "64 KiB tasks remain"
 echo "ok: the kernels show every generator value"
 
-info=$("$fixture/bin/spacedepth" info --op space_to_depth --block 2 --layout NHWC --shape 1,16,16,8)
-grep -q "tuning database: x86-64-linux-avx2.json" <<< "$info" || { echo "$info"; fail "the runtime does not report the database"; }
-grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 long_run_bytes=128 parallel_min_bytes=65536 small_max_bytes=16384 transpose_min_extent=16" <<< "$info" \
-    || { echo "$info"; fail "the runtime does not use the database's switch points"; }
-# 8 KiB: under the tuned small_max_bytes (16 KiB), over the default (4 KiB).
-grep -q "call: small u[0-9]* kernel" <<< "$info" || { echo "$info"; fail "an 8 KiB call does not go to the small kernel"; }
-echo "ok: runtime switch points"
-SPACEDEPTH_CLI="$fixture/bin/spacedepth" "$python" "$src/tests/test_cli.py" > "$out/cli.log" 2>&1 || { tail -20 "$out/cli.log"; fail "CLI results"; }
-echo "ok: tests/test_cli.py passes with the tuned kernels"
+halide_include=$(sed -n 's|^HalideHelpers_DIR:PATH=\(.*\)/lib[0-9]*/cmake/HalideHelpers$|\1/include|p' "$fixture/CMakeCache.txt")
+cxx=$(sed -n 's|^CMAKE_CXX_COMPILER:[A-Z]*=||p' "$fixture/CMakeCache.txt")
+for k in general_u32 transpose_u32; do
+    family_views=""
+    [ $k = general_u32 ] && family_views=-DGENERAL_FAMILY
+    "$cxx" -std=c++17 -O1 -DKERNEL=spacedepth_$k $family_views -I "$halide_include" -I "$fixture/generators" \
+        "$src/tests/kernel_call.cpp" "$fixture/lib/libspacedepth_$k.a" "$fixture/lib/libspacedepth_halide_runtime.a" \
+        -lpthread -ldl -o "$fixture/call_$k"
+    if [ -n "$avx2" ]; then "$fixture/call_$k" > "$out/call_$k.log" || { cat "$out/call_$k.log"; fail "spacedepth_$k"; }; fi
+done
+[ -n "$avx2" ] && echo "ok: the tuned kernels copy right" || echo "ok: the tuned kernels link (not run: this CPU lacks AVX2)"
 
-echo "== 3. declared defaults are the schedules' defaults"
+echo "== 3. the fixture database reaches the runtime"
+runtime="$out/runtime"
+configure "$runtime" "$src/tests/tuning/fixture" -DSPACEDEPTH_KERNELS_FROM="$host" > "$out/runtime.log"
+grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/runtime.log" || fail "configure did not apply the database"
+"$cmake" --build "$runtime" -j 1 --target spacedepth_cli > "$out/runtime_build.log" 2>&1 \
+    || { tail -20 "$out/runtime_build.log"; fail "build"; }
+if [ -z "$avx2" ]; then
+    echo "ok: built (not run: this CPU lacks AVX2, the path the database is for)"
+else
+    export SPACEDEPTH_MAX_ISA=avx2  # the path the fixture is for, on CPUs that have better ones
+    info=$("$runtime/bin/spacedepth" info --op space_to_depth --block 2 --layout NHWC --shape 1,16,16,8)
+    grep -q "tuning database: x86-64-linux-avx2.json" <<< "$info" || { echo "$info"; fail "the runtime does not report the database"; }
+    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 long_run_bytes=128 parallel_min_bytes=65536 small_max_bytes=16384 transpose_min_extent=16" <<< "$info" \
+        || { echo "$info"; fail "the runtime does not use the database's switch points"; }
+    # The linked kernels are the host build's: the runtime must not claim the fixture's values.
+    grep -q "tuned schedule" <<< "$info" && { echo "$info"; fail "the runtime claims schedule values its kernels lack"; }
+    # 8 KiB: under the tuned small_max_bytes (16 KiB), over the default (4 KiB).
+    grep -q "call: small u[0-9]* kernel" <<< "$info" || { echo "$info"; fail "an 8 KiB call does not go to the small kernel"; }
+    echo "ok: runtime switch points"
+    SPACEDEPTH_CLI="$runtime/bin/spacedepth" "$python" "$src/tests/test_cli.py" > "$out/cli.log" 2>&1 || { tail -20 "$out/cli.log"; fail "CLI results"; }
+    echo "ok: tests/test_cli.py passes with the database's switch points"
+    unset SPACEDEPTH_MAX_ISA
+fi
+
+echo "== 4. declared defaults are the schedules' defaults"
 defaults=$("$python" - "$src/schedules/tunables.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))["generator"]

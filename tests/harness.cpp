@@ -26,19 +26,21 @@ uint64_t mix(uint64_t x) {  // splitmix64
     return x ^ (x >> 31);
 }
 
-// Calls f on every logical coordinate of dims, the last dim fastest.
+// Calls f(coord, byte offset) on every logical element of t, the last dim fastest; each dim's
+// offsets are computed once (the reference's per-dim formula) and summed per element.
 template <typename F>
-void for_each_coord(const spacedepth::Dims &d, F f) {
+void for_each_element(const reference::TensorRef &t, F f) {
     int64_t count = 1;
-    for (int64_t e : d) count *= e;
+    std::vector<int64_t> along[reference::kMaxDims];
+    for (int i = 0; i < t.ndim; i++) {
+        count *= t.dims[i];
+        for (int64_t x = 0; x < t.dims[i]; x++) along[i].push_back(reference::dim_byte_offset(t, i, x));
+    }
     int64_t coord[reference::kMaxDims] = {};
-    for (int64_t i = 0; i < count; i++) {
-        int64_t rest = i;
-        for (int k = static_cast<int>(d.size()) - 1; k >= 0; k--) {
-            coord[k] = rest % d[k];
-            rest /= d[k];
-        }
-        f(coord);
+    for (int64_t e = 0; e < count; e++, reference::next_coord(coord, t.dims, t.ndim)) {
+        int64_t offset = 0;
+        for (int i = 0; i < t.ndim; i++) offset += along[i][coord[i]];
+        f(coord, offset);
     }
 }
 
@@ -181,13 +183,16 @@ TestTensor make_tensor(DType dtype, Layout layout, const spacedepth::Dims &dims,
 void fill_unique(TestTensor &t, uint64_t salt) {
     const reference::TensorRef r = t.ref();
     uint64_t i = 0;
-    for_each_coord(t.tensor.dims, [&](const int64_t *coord) {
-        uint8_t *e = r.data + reference::byte_offset(r, coord);
+    for_each_element(r, [&](const int64_t *, int64_t offset) {
+        uint8_t *e = r.data + offset;
         const uint64_t counter = i + 1 + salt;
+        // Low bytes count (unique while they can), high bytes hash (catch lane swaps): one hash
+        // for bytes 4-11, a second for 12-15.
+        const uint64_t hash[2] = {r.elem_bytes > 4 ? mix(counter * 131) : 0,
+                                  r.elem_bytes > 12 ? mix(counter * 137) : 0};
         for (int b = 0; b < r.elem_bytes; b++) {
-            // Low bytes count (unique while they can), high bytes hash (catch lane swaps).
             e[b] = b < 4 ? static_cast<uint8_t>((r.elem_bytes == 1 ? counter * 37 + 11 : counter) >> (8 * b))
-                         : static_cast<uint8_t>(mix(counter * 131 + b));
+                         : static_cast<uint8_t>(hash[(b - 4) / 8] >> (8 * ((b - 4) % 8)));
         }
         i++;
     });
@@ -201,8 +206,8 @@ std::string compare(const TestTensor &got, const TestTensor &want) {
     const reference::TensorRef g = got.ref(), w = want.ref();
     std::vector<bool> is_element(got.storage.size(), false);
     int64_t mismatches = 0;
-    for_each_coord(got.tensor.dims, [&](const int64_t *coord) {
-        const int64_t off = got.origin + reference::byte_offset(g, coord);
+    for_each_element(g, [&](const int64_t *coord, int64_t offset) {
+        const int64_t off = got.origin + offset;
         for (int b = 0; b < g.elem_bytes; b++) is_element[off + b] = true;
         if (std::memcmp(&got.storage[off], &want.storage[off], g.elem_bytes) != 0) {
             if (mismatches++ < 64) {

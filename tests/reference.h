@@ -23,8 +23,14 @@ struct TensorRef {
     int64_t strides[kMaxDims];  // elements; Blocked: C's stride steps a group
 };
 
-// Byte offset of the logical element at coord (ndim entries: n, c, spatial...).
+// The logical coordinate after coord in row-major order (the last dim fastest); all zeros after
+// the last one.
+void next_coord(int64_t *coord, const int64_t *dims, int ndim);
+
+// Byte offset of the logical element at coord (ndim entries: n, c, spatial...): the sum of its
+// coordinates' offsets along each dim.
 int64_t byte_offset(const TensorRef &t, const int64_t *coord);
+int64_t dim_byte_offset(const TensorRef &t, int dim, int64_t x);
 
 // out = depth_to_space(in) or space_to_depth(in); block has ndim-2 sizes, outermost first; crd
 // selects the CRD order, else DCR.

@@ -9,7 +9,8 @@
 #      the Halide runtime alone and copy right (tests/kernel_call.cpp);
 #   3. a runtime built with the fixture, linking this build's kernels (SPACEDEPTH_KERNELS_FROM),
 #      reports and uses its switch points on the AVX2 path, and the CLI's results still match the
-#      numpy reference (tests/test_cli.py);
+#      numpy reference (tests/test_cli.py); a directory that is no build, or a build whose
+#      kernels are not all built (the fixture's), is a configure error that says so;
 #   4. the defaults schedules/tunables.json declares (the tuner starts from them) are the
 #      schedules' own: a database naming them explicitly generates the same kernels as none.
 # usage: check_tuning.sh CMAKE NINJA SOURCE_DIR HOST_BUILD_DIR OUT_DIR PYTHON
@@ -85,6 +86,16 @@ done
 [ -n "$avx2" ] && echo "ok: the tuned kernels copy right" || echo "ok: the tuned kernels link (not run: this CPU lacks AVX2)"
 
 echo "== 3. the fixture database reaches the runtime"
+# Linking another build's kernels needs a built host build: a clear configure error otherwise.
+for bad in "$out/no_such_build":"needs a configured host build of this source" "$fixture":"has no $fixture/lib/libspacedepth_general_u8.a: build it first"; do
+    from="${bad%%:*}"; want="${bad#*:}"
+    rm -rf "$out/bad_from"
+    if configure "$out/bad_from" "$src/tests/tuning/fixture" -DSPACEDEPTH_KERNELS_FROM="$from" > "$out/bad_from.log" 2>&1; then
+        fail "SPACEDEPTH_KERNELS_FROM=$from configured"
+    fi
+    tr -s ' \n' ' ' < "$out/bad_from.log" | grep -qF "$want" || { cat "$out/bad_from.log"; fail "no '$want'"; }
+    echo "ok: SPACEDEPTH_KERNELS_FROM=$(basename "$from") -> $want"
+done
 runtime="$out/runtime"
 configure "$runtime" "$src/tests/tuning/fixture" -DSPACEDEPTH_KERNELS_FROM="$host" > "$out/runtime.log"
 grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/runtime.log" || fail "configure did not apply the database"

@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-peers clean \
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers clean \
         test-asan test-ubsan test-tsan test-large fuzz tune compare-schedules
 
 all: build
@@ -105,7 +105,7 @@ BENCH_CONTEXT = --benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:
 		--benchmark_context=commit="$$(git rev-parse --short HEAD)"
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
-	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot)/' \
+	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot|estimate|measured)/' \
 		$(BENCH_CONTEXT) --benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
 	@export SPACEDEPTH_MAX_ISA=avx2; $(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
 		--benchmark_filter='^(model/)?spacedepth/.*/threads:1/' $(BENCH_CONTEXT) \
@@ -120,6 +120,13 @@ bench: build
 bench-plan: build
 	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench \
 		$(if $(BENCH_BEFORE),--before $(BENCH_BEFORE) --before-label "$(BENCH_BEFORE_LABEL)")
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
+
+# ESTIMATE vs MEASURE plans: every case, 1 and 2 threads, 4 KiB to 64 MiB, repetitions in random
+# interleaved order (bench/measure_plans.py; MEASURE_ARGS, e.g. --sizes 131072 --repetitions 5),
+# then bench/RESULTS.md again.
+bench-measure: build
+	@$(VENV)/bin/python bench/measure_plans.py --bench $(BUILD)/bin/spacedepth_bench $(MEASURE_ARGS)
 	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
 # The Python peers (numpy, PyTorch, ONNX Runtime, OpenVINO, TensorFlow) in their own venv, on the

@@ -197,6 +197,29 @@ void BM_spacedepth(benchmark::State &state, Case c) {
     state.SetLabel(plan.describe());
 }
 
+// The same call through an ESTIMATE plan (the rules) or a MEASURE plan (the fastest of the
+// rules' plan and its alternatives, timed at create within the default limit), each made afresh
+// from no wisdom; counter plan_ms is the create's time. Rows estimate/ and measured/ of a case
+// are registered side by side (`make bench-measure`, bench/measure_plans.py).
+void BM_plan_mode(benchmark::State &state, Case c, bool measure) {
+    const int threads = static_cast<int>(state.range(1));
+    Setup &s = cached_setup(c, state.range(0), threads);
+    forget_wisdom();
+    Plan plan;
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = plan.create(s.params, s.in, s.out, PlanOptions{measure, 0});
+    const double plan_ms = seconds_since(t0) * 1e3;
+    forget_wisdom();
+    if (st.ok()) st = plan.run(s.src->data(), s.dst->data());
+    if (!st.ok()) {
+        state.SkipWithError(st.message().c_str());
+        return;
+    }
+    time_row(state, s, threads, [&] { plan.run(s.src->data(), s.dst->data()); });
+    state.counters["plan_ms"] = plan_ms;
+    state.SetLabel(plan.describe());
+}
+
 // Descriptors of the same call that differ only in the stride of N (extent 1, so the same
 // memory): one-shot calls that rotate through more of them than the per-thread plan cache keeps
 // (4) are planned anew on every call.
@@ -423,6 +446,24 @@ void register_small_tensors() {
     }
 }
 
+// ESTIMATE and MEASURE plans of every case, side by side, 4 KiB to 64 MiB (bench/measure_plans.py).
+void register_plan_modes() {
+    for (int64_t size :
+         {int64_t{4} << 10, int64_t{32} << 10, int64_t{128} << 10, int64_t{2} << 20, int64_t{64} << 20}) {
+        for (int threads : {1, 2}) {
+            for (const Case &c : bench::all_cases()) {
+                for (bool measure : {false, true}) {
+                    benchmark::RegisterBenchmark(((measure ? "measured/" : "estimate/") + c.name).c_str(), BM_plan_mode,
+                                                 c, measure)
+                        ->Args({size, threads})
+                        ->ArgNames({"bytes", "threads"})
+                        ->UseRealTime();
+                }
+            }
+        }
+    }
+}
+
 int register_all() {
     const char *const kFixedCostVariants[] = {"plan", "oneshot", "oneshot_uncached", "xnnpack", "memcpy"};
     for (int v = 0; v < 5; v++) {
@@ -430,6 +471,7 @@ int register_all() {
                                      BM_fixed_cost, v);
     }
     register_small_tensors();
+    register_plan_modes();
     for (const Case &c : bench::all_cases()) {
         if (c.name != "D2S_NHWC_DCR_f32_C16_b2" && c.name != "D2S_NCHW_CRD_f32_C3_b2" &&
             c.name != "S2D_NCHW_DCR_u8_C16_b2")

@@ -494,8 +494,8 @@ def main():
 
     if os.path.exists(args.analysis):
         lines += [open(args.analysis).read().strip(), ""]
-    # Sections other commands write: `make bench-plan`, `make arm-mca`, `make compare-schedules`.
-    for section in ("plan_path.md", "arm_mca.md", "schedules.md"):
+    # Sections other commands write: `make bench-plan`, `make bench-measure`, `make arm-mca`, `make compare-schedules`.
+    for section in ("plan_path.md", "measure.md", "arm_mca.md", "schedules.md"):
         path = os.path.join(os.path.dirname(args.out), section)
         if os.path.exists(path):
             lines += [open(path).read().strip(), ""]

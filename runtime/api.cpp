@@ -3,8 +3,11 @@
 #include "runtime/execute.h"
 #include "runtime/problem.h"
 #include "runtime/tuning.h"
+#include "runtime/wisdom.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <sstream>
@@ -64,8 +67,25 @@ Status catching_bad_alloc(F &&f) {
 
 }  // namespace
 
+Status check_plan_options(const sd_plan_options &options, PlanMode *mode) {
+    if (options.flags != SD_PLAN_ESTIMATE && options.flags != SD_PLAN_MEASURE) {
+        return error(SD_ERROR_INVALID_ARGUMENT, "plan flags must be SD_PLAN_ESTIMATE (0) or SD_PLAN_MEASURE (1): got " +
+                                                    std::to_string(options.flags));
+    }
+    const double limit = options.time_limit_ms;
+    if (!(limit >= 0 && limit <= kMaxPlanTimeLimitMs)) {  // NaN fails both
+        std::ostringstream s;
+        s << "plan time_limit_ms must be 0 (the default, " << SD_PLAN_DEFAULT_TIME_LIMIT_MS << ") up to "
+          << kMaxPlanTimeLimitMs << ": got " << limit;
+        return error(SD_ERROR_INVALID_ARGUMENT, s.str());
+    }
+    mode->measure = options.flags == SD_PLAN_MEASURE;
+    mode->time_limit_ms = limit == 0 ? SD_PLAN_DEFAULT_TIME_LIMIT_MS : limit;
+    return {};
+}
+
 Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &out, Device device,
-                 PlannedCall *planned) {
+                 PlannedCall *planned, const PlanMode &mode) {
     return catching_bad_alloc([&]() -> Status {
         sd_tensor in_desc = in, out_desc = out;
         in_desc.data = out_desc.data = nullptr;  // plan for aligned addresses (0 is aligned to all)
@@ -82,14 +102,25 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
         }
         planned->problem = problem;
         planned->plan = Plan{};
-        if (!problem.empty) {
-            View view;
-            if (Status s = build_view(problem, &view); !s.ok()) {
-                return s;
-            }
-            planned->plan = normalize(problem, view, device);
+        planned->source = PlanSource::Rules;
+        planned->measured = MeasureReport{};
+        if (problem.empty) {
+            planned->kernel = nullptr;
+            planned->plan.device = device;
+            return {};
         }
-        planned->kernel = problem.empty ? nullptr : find_kernel(device, planned->plan.family, planned->plan.width);
+        View view;
+        if (Status s = build_view(problem, &view); !s.ok()) {
+            return s;
+        }
+        const std::optional<PlanChoice> known = device == Device::Host ? wisdom_choice(problem) : std::nullopt;
+        planned->plan = normalize(problem, view, device, known ? &*known : nullptr);
+        planned->kernel = find_kernel(device, planned->plan.family, planned->plan.width);
+        if (known) {
+            planned->source = PlanSource::Wisdom;
+        } else if (mode.measure && device == Device::Host && planned->kernel != nullptr) {
+            measure_plan(view, mode.time_limit_ms, planned);
+        }
         planned->plan.device = device;
         return {};
     });
@@ -107,11 +138,38 @@ Status run_planned(const PlannedCall &planned, const void *in, void *out, const 
         problem.out.data = out;
         return catching_bad_alloc([&] {
             View view;
-            (void)build_view(problem, &view);  // the plan's own view: built without error once already
-            return execute(problem, normalize(problem, view, planned.plan.device), nullptr, in, out, call);
+            (void)build_view(problem, &view);                 // the plan's own view: built without error once already
+            const PlanChoice choice = planned.plan.choice();  // a measured or wise plan keeps its choice
+            const Plan plan =
+                normalize(problem, view, planned.plan.device, planned.source == PlanSource::Rules ? nullptr : &choice);
+            return execute(problem, plan, nullptr, in, out, call);
         });
     }
     return execute(planned.problem, planned.plan, planned.kernel, in, out, call);
+}
+
+std::string describe_planned(const PlannedCall &planned) {
+    if (planned.problem.empty) return "empty tensor: nothing to do";
+    std::ostringstream s;
+    s << describe_plan(planned.plan);
+    const MeasureReport &m = planned.measured;
+    if (planned.source == PlanSource::Wisdom) {
+        s << "; from wisdom";
+    } else if (planned.source == PlanSource::Measured) {
+        char text[160];
+        std::snprintf(text, sizeof(text), "; measured %d plans in %.2f ms: %s loop order, %.3g us a call", m.candidates,
+                      m.plan_ms, planned.plan.input_loop_order ? "input" : "output", m.best_ns / 1000);
+        s << text;
+        if (m.best_ns < m.rules_ns) {
+            std::snprintf(text, sizeof(text), ", the rules' plan %.3g us", m.rules_ns / 1000);
+            s << text;
+        } else {
+            s << ", the rules' plan";
+        }
+    } else if (!m.not_timed.empty()) {
+        s << "; not measured: " << m.not_timed;
+    }
+    return s.str();
 }
 
 namespace {
@@ -123,7 +181,7 @@ struct CallKey {
         int64_t dtype, layout, ndim;
         int64_t dims[SD_MAX_NDIM], strides[SD_MAX_NDIM];
     } in, out;
-    uint64_t generation;
+    uint64_t generation, wisdom_generation;
     int device;
 };
 
@@ -145,6 +203,7 @@ CallKey key_of(const sd_params &p, const sd_tensor &in, const sd_tensor &out, De
         std::copy(t->strides, t->strides + n, d->strides);
     }
     k.generation = switch_points_generation();
+    k.wisdom_generation = wisdom_generation();
     k.device = static_cast<int>(device);
     return k;
 }
@@ -265,11 +324,20 @@ Plan &Plan::operator=(Plan &&other) noexcept {
 }
 
 Status Plan::create(const Params &params, const Tensor &in, const Tensor &out) {
+    return create(params, in, out, PlanOptions{});
+}
+
+Status Plan::create(const Params &params, const Tensor &in, const Tensor &out, const PlanOptions &options) {
     delete planned_;
     planned_ = nullptr;
+    detail::PlanMode mode;
+    const sd_plan_options c_options{options.measure ? SD_PLAN_MEASURE : SD_PLAN_ESTIMATE, options.time_limit_ms};
+    if (Status s = detail::check_plan_options(c_options, &mode); !s.ok()) {
+        return s;
+    }
     detail::PlannedCall planned;
     if (Status s = detail::plan_call(detail::to_c(params, in.dims.ndim()), detail::to_c(in), detail::to_c(out),
-                                     Device::Host, &planned);
+                                     Device::Host, &planned, mode);
         !s.ok()) {
         return s;
     }
@@ -286,9 +354,20 @@ Status Plan::run(const void *in, void *out) const {
 
 std::string Plan::describe() const {
     if (planned_ == nullptr) return "empty plan";
-    if (planned_->problem.empty) return "empty tensor: nothing to do";
-    return detail::describe_plan(planned_->plan);
+    return detail::describe_planned(*planned_);
 }
+
+Status export_wisdom(const std::string &path) {
+    return detail::catching_bad_alloc([&] { return detail::export_wisdom_file(path); });
+}
+Status import_wisdom(const std::string &path) {
+    return detail::catching_bad_alloc([&] { return detail::import_wisdom_file(path); });
+}
+Status import_wisdom_text(const std::string &text) {
+    return detail::catching_bad_alloc([&] { return detail::import_wisdom_text(text, "text"); });
+}
+std::string wisdom_text() { return detail::wisdom_text(); }
+void forget_wisdom() { detail::forget_wisdom(); }
 
 std::string describe_call(const Params &params, const Tensor &in, const Tensor &out) {
     detail::Problem problem;
@@ -303,7 +382,9 @@ std::string describe_call(const Params &params, const Tensor &in, const Tensor &
     if (problem.empty) {
         return "empty tensor: nothing to do";
     }
-    return detail::describe_plan(detail::normalize(problem, view));
+    const std::optional<detail::PlanChoice> known = detail::wisdom_choice(problem);
+    return detail::describe_plan(detail::normalize(problem, view, Device::Host, known ? &*known : nullptr)) +
+           (known ? "; from wisdom" : "");
 }
 
 std::string build_info() {

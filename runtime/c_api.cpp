@@ -2,6 +2,9 @@
 // across this boundary.
 #include "runtime/execute.h"
 #include "runtime/problem.h"
+#include "runtime/wisdom.h"
+
+#include <algorithm>
 
 #include <cstring>
 #include <exception>
@@ -117,6 +120,11 @@ sd_status sd_run_cuda(const sd_params *params, const sd_tensor *in, const sd_ten
 }
 
 sd_status sd_plan_create(const sd_params *params, const sd_tensor *in_desc, const sd_tensor *out_desc, sd_plan **plan) {
+    return sd_plan_create_with(params, in_desc, out_desc, nullptr, plan);
+}
+
+sd_status sd_plan_create_with(const sd_params *params, const sd_tensor *in_desc, const sd_tensor *out_desc,
+                              const sd_plan_options *options, sd_plan **plan) {
     return guarded([&]() -> spacedepth::Status {
         if (plan == nullptr) {
             return null_argument("plan");
@@ -127,9 +135,15 @@ sd_status sd_plan_create(const sd_params *params, const sd_tensor *in_desc, cons
                                  : in_desc == nullptr ? "input descriptor"
                                                       : "output descriptor");
         }
+        spacedepth::detail::PlanMode mode;
+        if (options != nullptr) {
+            if (spacedepth::Status s = spacedepth::detail::check_plan_options(*options, &mode); !s.ok()) {
+                return s;
+            }
+        }
         spacedepth::detail::PlannedCall planned;
         if (spacedepth::Status s =
-                spacedepth::detail::plan_call(*params, *in_desc, *out_desc, spacedepth::Device::Host, &planned);
+                spacedepth::detail::plan_call(*params, *in_desc, *out_desc, spacedepth::Device::Host, &planned, mode);
             !s.ok()) {
             return s;
         }
@@ -148,6 +162,36 @@ sd_status sd_plan_run(const sd_plan *plan, const void *in, void *out) {
 }
 
 void sd_plan_destroy(sd_plan *plan) { delete plan; }
+
+int sd_plan_describe(const sd_plan *plan, char *text, int size) {
+    if (plan == nullptr) return -1;
+    try {
+        const std::string words = spacedepth::detail::describe_planned(plan->planned);
+        if (text != nullptr && size > 0) {
+            const size_t n = std::min(words.size(), static_cast<size_t>(size) - 1);
+            std::memcpy(text, words.data(), n);
+            text[n] = '\0';
+        }
+        return static_cast<int>(words.size());
+    } catch (const std::bad_alloc &) {
+        if (text != nullptr && size > 0) text[0] = '\0';
+        return -1;
+    }
+}
+
+sd_status sd_wisdom_export(const char *path) {
+    return guarded([&]() -> spacedepth::Status {
+        return path == nullptr ? null_argument("path") : spacedepth::detail::export_wisdom_file(path);
+    });
+}
+
+sd_status sd_wisdom_import(const char *path) {
+    return guarded([&]() -> spacedepth::Status {
+        return path == nullptr ? null_argument("path") : spacedepth::detail::import_wisdom_file(path);
+    });
+}
+
+void sd_wisdom_forget(void) { spacedepth::detail::forget_wisdom(); }
 
 const char *sd_last_error(void) { return last_error.c_str(); }
 

@@ -20,6 +20,20 @@ struct LoopDim {
     int64_t total = 0;  // the chunked dim's full extent
 };
 
+// The decisions the planner's rules make for a view, each of which a measured plan (measure.cpp)
+// or the wisdom (wisdom.cpp) may make instead. Every choice computes the same result: the
+// families are schedules of one algorithm, and a loop order is a permutation of the loops.
+struct PlanChoice {
+    KernelFamily family = KernelFamily::General;
+    bool parallel = false;
+    bool avx2_path = false;         // taken only where the kernel has one and the CPU runs AVX-512 (see Plan)
+    bool input_loop_order = false;  // dims 1.. in the input's memory order, not the output's
+    bool operator==(const PlanChoice &o) const {
+        return family == o.family && parallel == o.parallel && avx2_path == o.avx2_path &&
+               input_loop_order == o.input_loop_order;
+    }
+};
+
 // In units of `width` bytes: exactly kKernelRank kernel dims, and the loop dims around them.
 struct Plan {
     Device device = Device::Host;
@@ -30,11 +44,16 @@ struct Plan {
     Fragments fragments;                           // in width units; empty: the single pair (0, 0)
     int64_t in_offset = 0, out_offset = 0;         // bytes from the data pointers to the origin (negative strides)
     bool parallel = false;
-    bool avx2_path = false;  // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
+    bool avx2_path = false;         // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
+    bool input_loop_order = false;  // dims 1.. follow the input's memory order
+    PlanChoice choice() const { return {family, parallel, avx2_path, input_loop_order}; }
 };
 
-// The plan for one call on `device` (plan_cpu.cpp; GPU devices continue in plan_for_gpu).
-Plan normalize(const Problem &problem, const View &view, Device device = Device::Host);
+// The plan for one call on `device` (plan_cpu.cpp; GPU devices continue in plan_for_gpu): the
+// rules' choices, or on the host those of `choice` where the view and the CPU allow them (a
+// parallel plan needs threads != 1, the AVX2 path a kernel and CPU that have it).
+Plan normalize(const Problem &problem, const View &view, Device device = Device::Host,
+               const PlanChoice *choice = nullptr);
 std::string describe_plan(const Plan &plan);
 
 // Steps the two planners share (plan_cpu.cpp).

@@ -72,7 +72,7 @@ DimList arrange_for_kernel(const DimList &dims, bool parallel) {
 
 }  // namespace
 
-Plan normalize(const Problem &p, const View &view, Device device) {
+Plan normalize(const Problem &p, const View &view, Device device, const PlanChoice *choice) {
     // Work in bytes, with the element as an innermost dim of contiguous bytes, so that the
     // element width, merged runs and widening are one mechanism.
     const int64_t e = p.elem_bytes;
@@ -171,16 +171,24 @@ Plan normalize(const Problem &p, const View &view, Device device) {
         });
         dims = merge_contiguous(dims);
     };
-    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
-        follow_tensor(space_is_input);
-    }
     // Long runs (long_run_bytes, 64 by default, and more) walk the deep tensor in memory order: each deep pixel's
     // bh*bw runs are handled together, the space tensor sees bh row streams. Measured at 64 MiB,
     // 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead of
     // XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
-    if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
-        dims[0].extent * plan.width >= points.long_run_bytes) {
-        follow_tensor(!space_is_input);
+    // The dims are in the output's order so far.
+    bool input_order = false;
+    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
+        input_order = space_is_input;
+    } else if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
+               dims[0].extent * plan.width >= points.long_run_bytes) {
+        input_order = !space_is_input;
+    }
+    if (choice != nullptr) {
+        input_order = choice->input_loop_order;
+    }
+    if (input_order && dims.size() > 2) {
+        follow_tensor(true);
+        plan.input_loop_order = true;
     }
 
     // Fit the kernel: dims whose stride does not fit int32, and the outermost dims beyond the
@@ -191,7 +199,7 @@ Plan normalize(const Problem &p, const View &view, Device device) {
         plan.kernel_dims.pop_back();
         plan.loop_dims.insert_front(LoopDim{d.extent, d.in_stride, d.out_stride});
     }
-    plan.parallel = p.threads != 1 && p.bytes >= points.parallel_min_bytes;
+    plan.parallel = p.threads != 1 && (choice != nullptr ? choice->parallel : p.bytes >= points.parallel_min_bytes);
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
     // A transpose: the output's dense dim gathers across long input strides while dim 1 is the
     // input's dense dim, both long (transpose_min_extent). Small constant strides stay with the
@@ -205,21 +213,30 @@ Plan normalize(const Problem &p, const View &view, Device device) {
     if (p.bytes < points.small_max_bytes) {
         plan.family = KernelFamily::Small;
     }
+    // A chosen family replaces the rules' one, except a transpose for a view its kernels cannot
+    // take: they are built for output slot 0 and input slot 1 dense (permute_copy_generator.cpp).
+    const bool transposable = d0.out_stride == 1 && d1.in_stride == 1;
+    if (choice != nullptr && (choice->family != KernelFamily::Transpose || transposable)) {
+        plan.family = choice->family;
+    }
     // Two views run faster on the AVX2 path than on AVX-512 (AMD EPYC, 1 thread, 128 KiB; the
     // figures are in schedules/tunables.json): run copies of 33-127-byte runs, which 64-byte
     // vectors cover with one overlapping pair per run and 32-byte ones with less waste, 1.16-1.50x;
     // and 4-byte deinterleaves by 2 with output rows of up to 40 elements, which LLVM lowers for
     // 16 lanes as a truncating store and a second load, 1.12-1.51x. The wrappers choose one path
     // per process, so the plan calls the AVX2 one itself.
-    if (plan.family == KernelFamily::General && avx2_path_beside_best()) {
+    const RegisteredKernel *kernel = find_kernel(Device::Host, plan.family, plan.width);
+    const bool has_avx2_path = avx2_path_beside_best() && kernel != nullptr && kernel->avx2_path != nullptr;
+    if (choice != nullptr) {
+        plan.avx2_path = choice->avx2_path && has_avx2_path;
+    } else if (plan.family == KernelFamily::General && has_avx2_path) {
         const ViewDim &d = plan.kernel_dims[0];
         const int64_t run_bytes = d.extent * plan.width;
         const bool short_run = d.in_stride == 1 && d.out_stride == 1 && run_bytes >= points.avx2_run_min_bytes &&
                                run_bytes <= points.avx2_run_max_bytes;
         const bool short_deinterleave =
             plan.width == 4 && d.in_stride == 2 && d.out_stride == 1 && d.extent <= points.avx2_deinterleave_max_extent;
-        const RegisteredKernel *kernel = find_kernel(Device::Host, plan.family, plan.width);
-        plan.avx2_path = (short_run || short_deinterleave) && kernel != nullptr && kernel->avx2_path != nullptr;
+        plan.avx2_path = short_run || short_deinterleave;
     }
     for (size_t i = 0; i < plan.kernel_dims.size(); i++) {
         ViewDim &d = plan.kernel_dims[i];

@@ -286,4 +286,29 @@ RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_b
     return call;
 }
 
+sd_tensor as_c(const spacedepth::Tensor &t) {
+    sd_tensor c{};
+    c.data = t.data;
+    c.dtype = static_cast<sd_dtype>(t.dtype);
+    c.layout = static_cast<sd_layout>(t.layout);
+    c.ndim = t.dims.ndim();
+    for (size_t i = 0; i < t.dims.size(); i++) {
+        c.dims[i] = t.dims[i];
+        c.strides[i] = t.strides[i];
+    }
+    return c;
+}
+
+sd_params as_c(const spacedepth::Params &p, int ndim) {
+    const int rank = ndim - 2;
+    int64_t block[3] = {1, 1, 1};  // outermost first: (bw), (bh, bw) or (bd, bh, bw)
+    block_sizes(p, rank, block);
+    return {static_cast<sd_op>(p.op),
+            rank >= 2 ? block[rank - 2] : 1,
+            block[rank - 1],
+            static_cast<sd_order>(p.order),
+            p.threads,
+            rank == 3 ? block[0] : 0};
+}
+
 }  // namespace testing_support

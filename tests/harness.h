@@ -70,6 +70,11 @@ void block_sizes(const Params &p, int rank, int64_t *block);
 // The deep-side dims for space-side dims under p's block.
 Dims deep_dims(const Dims &space, const Params &p);
 
+// The C API's structs for a tensor and for a call's params at ndim dims (the block's sizes of
+// that rank; a square block repeated), for tests calling the C API or the core directly.
+sd_tensor as_c(const spacedepth::Tensor &t);
+sd_params as_c(const spacedepth::Params &p, int ndim);
+
 // A random call: op, order, spatial rank (1-3, or `rank`), input and output layout (fused
 // conversions, blocked layouts; NCHW_VECT_C with int8), element width, block 1-4 per dim (rank 3:
 // 1-3), 1 to max_channels channels that both tensors' channel groups divide, 1 to max_blocks

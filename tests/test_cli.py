@@ -214,6 +214,26 @@ class CliTest(unittest.TestCase):
         self.assertEqual(j["block"], [2, 2, 2])
         self.assertEqual(j["shape"], [1, 4, 8, 8, 8])
 
+    def test_bench_measure_and_wisdom(self):
+        wisdom = self.path("wisdom.txt")
+        args = ["bench", "--op", "depth_to_space", "--shape", "1,12,16,16", "--block", "2", "--threads", "1",
+                "--rounds", "1", "--json", "--wisdom", wisdom]
+        r = self.cli(*args, "--measure")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("; measured ", json.loads(r.stdout)["variant"])
+        with open(wisdom) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("spacedepth-wisdom 1\n"), text)
+        self.assertIn("\nplan depth_to_space DCR 1 2 2 2 1 float32 NHWC ", text)
+        r = self.cli(*args)  # the wisdom file's choice, without measuring
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("; from wisdom", json.loads(r.stdout)["variant"])
+        with open(wisdom, "w") as f:
+            f.write(text.replace("\ncores ", "\ncores 9"))
+        r = self.cli(*args)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("was measured with cores '9", r.stderr)
+
     def test_info(self):
         r = self.cli("info", "--op", "space_to_depth", "--shape", "1,16,64,64", "--layout", "NCHW", "--block", "2")
         self.assertEqual(r.returncode, 0, r.stderr)

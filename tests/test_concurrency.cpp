@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -103,6 +105,57 @@ TEST(Concurrency, OnePlanRunFromManyThreads) {
         });
     }
     for (std::thread &t : threads) t.join();
+    for (const std::string &f : failures) EXPECT_EQ(f, "");
+}
+
+}  // namespace
+
+namespace {
+
+// Measured plans created while one-shot calls run and the wisdom is exported, imported and
+// forgotten underneath them: every result right, every wisdom call whole.
+TEST(Concurrency, MeasuredPlansWhileOthersRunAndTheWisdomChanges) {
+    std::atomic<bool> done{false};
+    std::vector<std::string> failures(kCallers);
+    std::vector<std::thread> threads;
+    for (int id = 0; id < kCallers; id++) {
+        threads.emplace_back([id, &failures] {
+            if (id % 2 == 1) {
+                failures[id] = caller(id);  // one-shot calls, which take the wisdom too
+                return;
+            }
+            std::mt19937_64 rng(2000 + id);
+            for (int i = 0; i < kCallsEach / 2; i++) {
+                auto [p, in, out] = random_call(rng, 6, 6);
+                spacedepth::Plan plan;
+                spacedepth::Status s = plan.create(p, in.tensor, out.tensor, spacedepth::PlanOptions{true, 0.5});
+                fill_unique(in, id * 1000 + i);
+                if (s.ok()) s = plan.run(in.tensor.data, out.tensor.data);
+                std::string diff = s.ok() ? compare(out, expected_output(p, in, out)) : s.message();
+                if (!diff.empty()) {
+                    failures[id] = "thread " + std::to_string(id) + " plan " + std::to_string(i) + " (" +
+                                   plan.describe() + "): " + diff;
+                    return;
+                }
+            }
+        });
+    }
+    std::string wisdom_failure;
+    std::thread keeper([&done, &wisdom_failure] {
+        const std::string path = ::testing::TempDir() + "/concurrent_wisdom_" + std::to_string(getpid());
+        for (int n = 0; !done.load() && wisdom_failure.empty(); n++) {
+            spacedepth::Status s = spacedepth::export_wisdom(path);
+            if (s.ok()) s = n % 3 == 2 ? (spacedepth::forget_wisdom(), s) : spacedepth::import_wisdom(path);
+            if (!s.ok()) wisdom_failure = s.message();
+            std::this_thread::yield();
+        }
+        std::remove(path.c_str());
+    });
+    for (std::thread &t : threads) t.join();
+    done = true;
+    keeper.join();
+    spacedepth::forget_wisdom();
+    EXPECT_EQ(wisdom_failure, "");
     for (const std::string &f : failures) EXPECT_EQ(f, "");
 }
 

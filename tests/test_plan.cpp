@@ -15,23 +15,6 @@ namespace {
 
 using namespace testing_support;
 
-sd_tensor as_c(const spacedepth::Tensor &t) {
-    sd_tensor c{};
-    c.data = t.data;
-    c.dtype = static_cast<sd_dtype>(t.dtype);
-    c.layout = static_cast<sd_layout>(t.layout);
-    c.ndim = t.dims.ndim();
-    for (size_t i = 0; i < t.dims.size(); i++) {
-        c.dims[i] = t.dims[i];
-        c.strides[i] = t.strides[i];
-    }
-    return c;
-}
-
-sd_params as_c(const Params &p) {  // a rank-2 call's
-    return {static_cast<sd_op>(p.op), p.block.h, p.block.w, static_cast<sd_order>(p.order), p.threads, 0};
-}
-
 // Random calls over ops, orders, layouts (fused conversions included), widths, blocks and strided
 // views: a plan made from the descriptors alone, run on two different pairs of tensors.
 TEST(Plan, MatchesTheReferenceOnAnyMemoryOfTheShape) {
@@ -85,7 +68,7 @@ TEST(Plan, CreateRejectsWhatTheOneShotCallRejects) {
     EXPECT_EQ(plan.run(in.tensor.data, out.tensor.data).code(), SD_ERROR_INVALID_ARGUMENT);
 
     // The C API: the same status and message, *plan set to NULL.
-    const sd_params cp = as_c(p);
+    const sd_params cp = as_c(p, 4);
     const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
     sd_plan *handle = reinterpret_cast<sd_plan *>(&handle);  // garbage in: must come back NULL
     EXPECT_EQ(sd_plan_create(&cp, &cin, &cout, &handle), SD_ERROR_SHAPE);
@@ -97,7 +80,7 @@ TEST(Plan, CreateRejectsWhatTheOneShotCallRejects) {
 TEST(Plan, HostileArguments) {
     TestTensor in = make_tensor(DType::UInt8, Layout::NCHW, {1, 1, 4, 4});
     TestTensor out = make_tensor(DType::UInt8, Layout::NCHW, {1, 4, 2, 2});
-    const sd_params p = as_c(Params{Op::SpaceToDepth, Block(2), Order::CRD, 0});
+    const sd_params p = as_c(Params{Op::SpaceToDepth, Block(2), Order::CRD, 0}, 4);
     const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
     sd_plan *plan = nullptr;
     EXPECT_EQ(sd_plan_create(&p, &cin, &cout, nullptr), SD_ERROR_INVALID_ARGUMENT);

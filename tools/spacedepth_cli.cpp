@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <vector>
 
@@ -276,7 +277,7 @@ int64_t call_bytes(const DenseCall &c) {
     return count * dtype_size(c.dtype);
 }
 
-int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds) {
+int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds, bool measure) {
     const DenseCall c = resolve_dense_call(o, shape);
     const Params &p = c.params;
     const int64_t bytes = call_bytes(c);
@@ -286,7 +287,7 @@ int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json
     const Tensor tout = Tensor::dense(dst.data(), c.dtype, c.out_layout, c.out_dims);
     // The plan path (what a caller calling the same shape again gets), and the one-shot call.
     Plan plan;
-    if (Status s = plan.create(p, tin, tout); !s.ok()) throw CliError(s.message());
+    if (Status s = plan.create(p, tin, tout, PlanOptions{measure, 0}); !s.ok()) throw CliError(s.message());
     if (Status s = plan.run(src.data(), dst.data()); !s.ok()) throw CliError(s.message());
 
     // The yardstick is the better of a 1-thread memcpy and one split over the threads the call
@@ -390,6 +391,11 @@ int main(int argc, char **argv) {
     bench_cmd->add_option("--dtype", bench_o.dtype, "element type (default float32)");
     bench_cmd->add_option("--rounds", rounds, "timing rounds (median reported)")->check(CLI::PositiveNumber);
     bench_cmd->add_flag("--json", json, "print one JSON object");
+    bool measure = false;
+    std::string wisdom;
+    bench_cmd->add_flag("--measure", measure, "a measured plan (SD_PLAN_MEASURE): the fastest of the candidates");
+    bench_cmd->add_option("--wisdom", wisdom,
+                          "a wisdom file: imported first if it exists, written back with what --measure found");
     std::string device = "cpu";
     bench_cmd->add_option("--device", device, "cpu, or cuda: device tensors on GPU 0 against a device-to-device copy")
         ->check(CLI::IsMember({"cpu", "cuda"}));
@@ -409,8 +415,15 @@ int main(int argc, char **argv) {
         }
         if (*run_cmd) return cmd_run(run_o, in_path, out_path);
         if (*bench_cmd) {
-            return device == "cuda" ? cmd_bench_cuda(bench_o, bench_shape, json, rounds)
-                                    : cmd_bench(bench_o, bench_shape, json, rounds);
+            if (!wisdom.empty() && std::ifstream(wisdom).good()) {
+                if (Status s = import_wisdom(wisdom); !s.ok()) throw CliError(s.message());
+            }
+            const int rc = device == "cuda" ? cmd_bench_cuda(bench_o, bench_shape, json, rounds)
+                                            : cmd_bench(bench_o, bench_shape, json, rounds, measure);
+            if (!wisdom.empty()) {
+                if (Status s = export_wisdom(wisdom); !s.ok()) throw CliError(s.message());
+            }
+            return rc;
         }
         if (*info_cmd) return cmd_info(info_o, info_shape);
     } catch (const CLI::ParseError &e) {

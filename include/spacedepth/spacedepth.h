@@ -121,6 +121,15 @@ namespace detail {
 struct PlannedCall;
 }
 
+// How Plan::create makes a plan (sd_plan_options): by the planner's rules, or, with measure, by
+// timing the rules' plan and its alternatives on scratch tensors within time_limit_ms (0: the
+// default, SD_PLAN_DEFAULT_TIME_LIMIT_MS) and keeping the fastest. The wisdom's choice for the
+// call's shape, where it has one, is taken either way.
+struct PlanOptions {
+    bool measure = false;
+    double time_limit_ms = 0;
+};
+
 // A call validated and planned once, then run on any memory of that shape (sd_plan_create and
 // sd_plan_run in C). create() checks every rule but the two about memory; the tensors' data
 // pointers are ignored. run() checks only those two (null data with a non-zero size, overlap)
@@ -139,14 +148,23 @@ public:
     Plan &operator=(const Plan &) = delete;
 
     Status create(const Params &params, const Tensor &in, const Tensor &out);
+    Status create(const Params &params, const Tensor &in, const Tensor &out, const PlanOptions &options);
     Status run(const void *in, void *out) const;
     bool ready() const { return planned_ != nullptr; }
-    // Which kernel variant runs, in words (as describe_call()).
+    // Which kernel variant runs, in words (as describe_call()), and how the plan was made.
     std::string describe() const;
 
 private:
     detail::PlannedCall *planned_ = nullptr;
 };
+
+// The wisdom (sd_wisdom_export and the rest): measured choices per call shape, kept for the
+// process. The text functions are the file's contents, for callers that store it themselves.
+Status export_wisdom(const std::string &path);
+Status import_wisdom(const std::string &path);
+std::string wisdom_text();
+Status import_wisdom_text(const std::string &text);
+void forget_wisdom();
 
 // The output dims that params imply for input dims (of any rank), or an error.
 Status output_dims(const Params &params, const Dims &in_dims, Dims *out_dims);

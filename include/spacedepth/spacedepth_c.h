@@ -139,6 +139,39 @@ sd_status sd_plan_create(const sd_params *params, const sd_tensor *in_desc, cons
 sd_status sd_plan_run(const sd_plan *plan, const void *in, void *out);
 void sd_plan_destroy(sd_plan *plan);
 
+/* How a plan is made (FFTW's planner flags):
+ *   SD_PLAN_ESTIMATE: by the planner's rules, spending no time (sd_plan_create's way).
+ *   SD_PLAN_MEASURE:  the rules' plan and its alternatives (kernel family, serial or parallel,
+ *                     the AVX2 path beside AVX-512, loop order) are timed on scratch tensors of
+ *                     the call's shape within time_limit_ms, and the fastest is kept where it
+ *                     beats the rules' plan by 3 % or more. A tensor whose calls cannot be timed
+ *                     within the limit keeps the rules' plan (sd_plan_describe says why).
+ * Either way a choice the wisdom holds for the call's shape is taken without timing. */
+typedef enum sd_plan_flags { SD_PLAN_ESTIMATE = 0, SD_PLAN_MEASURE = 1 } sd_plan_flags;
+#define SD_PLAN_DEFAULT_TIME_LIMIT_MS 5.0
+typedef struct sd_plan_options {
+    unsigned flags;       /* SD_PLAN_ESTIMATE or SD_PLAN_MEASURE */
+    double time_limit_ms; /* for measuring: 0 is SD_PLAN_DEFAULT_TIME_LIMIT_MS; at most 60000 */
+} sd_plan_options;
+/* sd_plan_create with options (NULL: SD_PLAN_ESTIMATE). */
+sd_status sd_plan_create_with(const sd_params *params, const sd_tensor *in_desc, const sd_tensor *out_desc,
+                              const sd_plan_options *options, sd_plan **plan);
+/* The plan in words, and how it was made, into text (size bytes, always NUL-terminated when
+ * size > 0, cut to fit); returns the full length, as snprintf does, or -1 for a NULL plan. */
+int sd_plan_describe(const sd_plan *plan, char *text, int size);
+
+/* Wisdom (FFTW's word): the choices measured plans made, per call shape (op, order, block,
+ * threads, and each tensor's dtype, layout, dims and strides). The process keeps them, and every
+ * later plan and one-shot call of that shape on any thread takes them without timing.
+ *   sd_wisdom_export: writes them to a text file, replaced whole (never left partial).
+ *   sd_wisdom_import: adds a file's choices, replacing those of the same shapes. A file that
+ *     breaks a rule (its line is named), or one measured with another library version, CPU
+ *     model, kernel target or core count, is not imported at all, and the status says why.
+ *   sd_wisdom_forget: drops them all. */
+sd_status sd_wisdom_export(const char *path);
+sd_status sd_wisdom_import(const char *path);
+void sd_wisdom_forget(void);
+
 /* One line: the rule and the values, of the last failed call on this thread ("" if none). */
 const char *sd_last_error(void);
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import os
 import sys
 from typing import Any, Optional, Sequence, Tuple, Union
 
@@ -36,6 +37,7 @@ from . import _core
 __all__ = [
     "space_to_depth", "depth_to_space", "pixel_shuffle", "pixel_unshuffle", "tf_depth_to_space",
     "tf_space_to_depth", "Plan", "output_shape", "set_num_threads", "num_threads", "build_info", "__version__",
+    "export_wisdom", "import_wisdom", "forget_wisdom",
 ]
 
 __version__: str = _core.version()
@@ -355,16 +357,22 @@ class Plan:
             y = plan(batch)                 # or plan(batch, out=y) to reuse the output
 
     Running it on an array of another shape, dtype or strides raises ValueError or TypeError.
+
+    measure=True times the rules' plan and its alternatives (kernel family, serial or parallel, the
+    AVX2 path beside AVX-512, loop order) on scratch arrays of this shape within time_limit_ms
+    (0: the library's default, 5 ms) and keeps the fastest, as FFTW_MEASURE does; the choice is
+    remembered as wisdom (export_wisdom) for later plans and calls of the shape.
+    describe() says which kernel runs and how the plan was made.
     """
 
     def __init__(self, op: str, like: Any, block: Block, *, order: str = "DCR", layout: str = "NHWC",
                  out_layout: Optional[str] = None, out_strides: Optional[Sequence[int]] = None,
-                 threads: Optional[int] = None):
+                 threads: Optional[int] = None, measure: bool = False, time_limit_ms: float = 0.0):
         self.op, self.block, self.order, self.layout = op, _block(block), order, layout
         self.out_layout = layout if out_layout is None else out_layout
         self._like = like
         self._plan = _core.Plan(op, _array(like), self.block, order, layout, self.out_layout,
-                                tuple(out_strides or ()), _threads(threads))
+                                tuple(out_strides or ()), _threads(threads), bool(measure), float(time_limit_ms))
         self.out_shape: Tuple[int, ...] = tuple(self._plan.out_shape)
         self._dense_out = out_strides is None
 
@@ -379,9 +387,31 @@ class Plan:
         _writing(self._plan.run, out, _array(x), _array(out))
         return out
 
+    def describe(self) -> str:
+        return self._plan.describe()
+
     def __repr__(self) -> str:
         return (f"spacedepth.Plan({self.op!r}, shape {tuple(self._like.shape)} -> {self.out_shape}, block "
                 f"{self.block}, {self.order}, {self.layout} -> {self.out_layout})")
+
+
+# ---- Wisdom ------------------------------------------------------------------------------------------
+
+def export_wisdom(path: Union[str, "os.PathLike[str]"]) -> None:
+    """Writes the choices measured plans made (per call shape) to a text file, replaced whole."""
+    _core.export_wisdom(os.fspath(path))
+
+
+def import_wisdom(path: Union[str, "os.PathLike[str]"]) -> None:
+    """Adds a wisdom file's choices; later plans and calls of those shapes take them. A malformed
+    file, or one measured on another CPU, core count, kernel target or library version, raises
+    ValueError naming the line or the difference, and nothing of it is imported."""
+    _core.import_wisdom(os.fspath(path))
+
+
+def forget_wisdom() -> None:
+    """Drops every measured choice: plans follow the planner's rules again."""
+    _core.forget_wisdom()
 
 
 def set_num_threads(threads: int) -> None:

@@ -308,7 +308,8 @@ public:
     // like: an array of the planned input's dtype, shape and strides (its data is not read);
     // out_strides: the output's strides in elements, or empty for a C-contiguous output.
     Plan(const std::string &op, const Array &like, const BlockSizes &block, const std::string &order,
-         const std::string &layout, const std::string &out_layout, const Shape &out_strides, int threads)
+         const std::string &layout, const std::string &out_layout, const Shape &out_strides, int threads, bool measure,
+         double time_limit_ms)
         : dtype_(like.dtype()) {
         if (!on_host(like.device_type())) {
             throw nb::value_error("plans run on host memory; call the function itself for CUDA arrays");
@@ -328,11 +329,17 @@ public:
         to_logical(out_shape_, &out_strides_, parse_layout(out_layout, "out_layout"), "out", &out);
         out.dtype = in.dtype;
         const sd_params p = params_of(parse_op(op), block, parse_order(order), in.ndim, threads);
-        check(sd_plan_create(&p, &in, &out, &plan_));
+        const sd_plan_options options{measure ? SD_PLAN_MEASURE : SD_PLAN_ESTIMATE, time_limit_ms};
+        check(sd_plan_create_with(&p, &in, &out, &options, &plan_));
         bytes_ = tensor_bytes(in);
     }
     const Shape &out_shape() const { return out_shape_; }
     const Shape &out_strides() const { return out_strides_; }
+    std::string describe() const {
+        std::string text(static_cast<size_t>(sd_plan_describe(plan_, nullptr, 0)) + 1, '\0');
+        text.resize(static_cast<size_t>(sd_plan_describe(plan_, text.data(), static_cast<int>(text.size()))));
+        return text;
+    }
     ~Plan() { sd_plan_destroy(plan_); }
     Plan(const Plan &) = delete;
     Plan &operator=(const Plan &) = delete;
@@ -399,10 +406,12 @@ NB_MODULE(_core, m) {
         "The element type spacedepth sees in an array (raises TypeError for an unsupported one).");
     nb::class_<Plan>(m, "Plan")
         .def(nb::init<const std::string &, const Array &, const BlockSizes &, const std::string &, const std::string &,
-                      const std::string &, const Shape &, int>(),
+                      const std::string &, const Shape &, int, bool, double>(),
              nb::arg("op"), nb::arg("like"), nb::arg("block"), nb::arg("order"), nb::arg("layout"),
-             nb::arg("out_layout"), nb::arg("out_strides"), nb::arg("threads"))
+             nb::arg("out_layout"), nb::arg("out_strides"), nb::arg("threads"), nb::arg("measure"),
+             nb::arg("time_limit_ms"))
         .def("run", &Plan::run, nb::arg("x"), nb::arg("out"))
+        .def("describe", &Plan::describe)
         .def_prop_ro("out_shape", &Plan::out_shape)
         .def_prop_ro("out_strides", &Plan::out_strides);
     m.def(
@@ -414,6 +423,11 @@ NB_MODULE(_core, m) {
     m.def(
         "layout_lanes", [](const std::string &name) { return lanes_of(parse_layout(name, "layout")); }, nb::arg("name"),
         "Channels per group of a blocked layout; 1 for NHWC and NCHW.");
+    m.def(
+        "export_wisdom", [](const std::string &path) { check(sd_wisdom_export(path.c_str())); }, nb::arg("path"));
+    m.def(
+        "import_wisdom", [](const std::string &path) { check(sd_wisdom_import(path.c_str())); }, nb::arg("path"));
+    m.def("forget_wisdom", &sd_wisdom_forget);
     m.def("version", [] { return std::string(spacedepth::version()); });
     m.def("build_info", [] { return spacedepth::build_info(); });
     m.def("set_num_threads", &spacedepth::set_num_threads, nb::arg("threads"));

@@ -1,15 +1,16 @@
 // libFuzzer target: the public C API with arbitrary descriptors. Built with ASan + UBSan (preset
 // asan); ctest fuzz_short runs it for 60 s, `make fuzz` for longer.
 //
-// Each input becomes one sd_run call, and the same call again through a plan (sd_plan_create,
-// sd_plan_run), which must agree with it exactly: op, order, layouts (the blocked ones included),
-// dtypes, ndim (3-5 and out of range, the two tensors' sometimes different), block (block_d too)
-// and threads from the full range of their types (out-of-range enums, zero, negative and huge
-// values included); dims and strides small, dense, padded, random, reversed (negative strides:
-// data then points inside its buffer) or huge enough to overflow;
-// null data, and input and output in one overlapping buffer. Memory is real and exactly as large as each tensor's span
-// (so ASan sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors would need more
-// are made only if they overflow 64 bits, since then no memory is touched.
+// Each input becomes one sd_run call, and the same call again through a plan (sd_plan_create or
+// sd_plan_create_with: estimated, measured, or with hostile options, which must be refused),
+// which must agree with it exactly; some inputs first import the rest of their bytes as a wisdom
+// file after a valid header (refused, or taken: the results must not change). The call: op, order, layouts (the blocked
+// ones included), dtypes, ndim (3-5 and out of range, the two tensors' sometimes different), block (block_d too) and
+// threads from the full range of their types (out-of-range enums, zero, negative and huge values included); dims and
+// strides small, dense, padded, random, reversed (negative strides: data then points inside its buffer) or huge enough
+// to overflow; null data, and input and output in one overlapping buffer. Memory is real and exactly as large as each
+// tensor's span (so ASan sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors
+// would need more are made only if they overflow 64 bits, since then no memory is touched.
 //
 // What must hold, checked here with rules written from docs/SPEC.md section 5 (not the runtime's code):
 //   - the call returns, whatever the input (no crash, no sanitizer report, no hang);
@@ -30,6 +31,8 @@
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -241,10 +244,52 @@ bool output_strides_nest(const sd_tensor &t) {
     return true;
 }
 
+// This process's wisdom header, so that imported bytes reach the plan lines' parser.
+const std::string &wisdom_header() {
+    static const std::string header = [] {
+        char path[] = "/tmp/fuzz_wisdom_XXXXXX";
+        const int fd = mkstemp(path);
+        if (fd >= 0) close(fd);
+        std::string text;
+        if (fd >= 0 && sd_wisdom_export(path) == SD_OK) {
+            if (FILE *f = std::fopen(path, "rb")) {
+                char chunk[4096];
+                for (size_t n; (n = std::fread(chunk, 1, sizeof(chunk), f)) > 0;) text.append(chunk, n);
+                std::fclose(f);
+            }
+        }
+        std::remove(path);
+        return text;
+    }();
+    return header;
+}
+
+// Imports header + bytes as a wisdom file: refused with a message, or taken.
+void import_fuzzed_wisdom(const std::string &bytes) {
+    char path[] = "/tmp/fuzz_wisdom_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return;
+    const std::string text = wisdom_header() + bytes;
+    const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    if (written) {
+        const sd_status s = sd_wisdom_import(path);
+        if (s != SD_OK && std::strlen(sd_last_error()) == 0) {
+            std::fprintf(stderr, "FUZZ FAILURE: a refused wisdom file without a message\n");
+            std::abort();
+        }
+    }
+    std::remove(path);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FuzzedDataProvider fdp(data, size);
+    sd_wisdom_forget();
+    if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {
+        import_fuzzed_wisdom(fdp.ConsumeRandomLengthString(512));
+    }
     sd_params p{};
     p.op = static_cast<sd_op>(fdp.ConsumeIntegralInRange<int>(-1, 2));
     p.order = static_cast<sd_order>(fdp.ConsumeIntegralInRange<int>(-1, 2));
@@ -363,14 +408,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         sd_tensor in_desc = in, out_desc = out;
         in_desc.data = fdp.ConsumeBool() ? nullptr : in.data;
         out_desc.data = fdp.ConsumeBool() ? nullptr : out.data;
+        // Options: none (sd_plan_create), estimate, measure within a short limit, or hostile.
+        const int how = fdp.ConsumeIntegralInRange<int>(0, 3);
+        sd_plan_options options{how == 2 ? unsigned{SD_PLAN_MEASURE} : unsigned{SD_PLAN_ESTIMATE},
+                                fdp.ConsumeProbability<double>() * 0.2};
+        bool hostile = false;
+        if (how == 3) {
+            options.flags = fdp.ConsumeIntegral<unsigned>();
+            const double limits[] = {-1, 0.0 / 0.0, 1.0 / 0.0, 60000.5, 1e300, fdp.ConsumeFloatingPoint<double>()};
+            options.time_limit_ms = limits[fdp.ConsumeIntegralInRange<int>(0, 5)];
+            hostile = options.flags > 1 || !(options.time_limit_ms >= 0 && options.time_limit_ms <= 60000);
+        }
         sd_plan *plan = nullptr;
-        sd_status ps = sd_plan_create(&p, &in_desc, &out_desc, &plan);
+        sd_status ps = how == 0 ? sd_plan_create(&p, &in_desc, &out_desc, &plan)
+                                : sd_plan_create_with(&p, &in_desc, &out_desc, &options, &plan);
         if ((ps == SD_OK) != (plan != nullptr)) fail("sd_plan_create's status and plan disagree", p, in, out, ps);
-        if (ps == SD_OK) ps = sd_plan_run(plan, in.data, out.data);
+        if (hostile) {
+            if (ps != SD_ERROR_INVALID_ARGUMENT || std::strncmp(sd_last_error(), "plan ", 5) != 0) {
+                fail("hostile plan options were not refused", p, in, out, ps);
+            }
+            if (out_buf != out_before || (overlapping && shared != in_before)) {
+                fail("a refused plan wrote", p, in, out, ps);
+            }
+            out_buf = run_out;  // sd_run's results, for the checks below
+            shared = run_shared;
+        } else {
+            if (ps == SD_OK) {
+                char words[64];
+                if (sd_plan_describe(plan, words, sizeof(words)) <= 0) fail("a plan without words", p, in, out, ps);
+                ps = sd_plan_run(plan, in.data, out.data);
+            }
+            if (ps != s) fail("the plan path's status differs from sd_run's", p, in, out, ps);
+            if (s != SD_OK && run_message != sd_last_error()) fail("the plan path's message differs", p, in, out, ps);
+            if (out_buf != run_out || shared != run_shared) fail("the plan path wrote other bytes", p, in, out, ps);
+        }
         sd_plan_destroy(plan);
-        if (ps != s) fail("the plan path's status differs from sd_run's", p, in, out, ps);
-        if (s != SD_OK && run_message != sd_last_error()) fail("the plan path's message differs", p, in, out, ps);
-        if (out_buf != run_out || shared != run_shared) fail("the plan path wrote other bytes", p, in, out, ps);
     }
 
     const bool valid_shapes = shapes_valid(p, in, out);

@@ -217,6 +217,37 @@ def test_plan_runs_and_checks_what_it_was_made_for(rng):
     assert same(plan_rev(rev), reference(rev, "depth_to_space", 2, "CRD", "NCHW", "NCHW"))
 
 
+def test_measured_plans_and_wisdom(rng, tmp_path):
+    sd.forget_wisdom()
+    x = fill((1, 12, 16, 16), np.float32, rng)
+    plan = sd.Plan("depth_to_space", x, 2, order="CRD", layout="NCHW", measure=True, time_limit_ms=20)
+    assert "; measured " in plan.describe()
+    assert same(plan(x), reference(x, "depth_to_space", 2, "CRD", "NCHW", "NCHW"))
+    path = tmp_path / "wisdom.txt"
+    sd.export_wisdom(path)
+    text = path.read_text()
+    assert text.startswith("spacedepth-wisdom 1\n") and "\nplan depth_to_space CRD " in text
+    sd.forget_wisdom()
+    assert "from wisdom" not in sd.Plan("depth_to_space", x, 2, order="CRD", layout="NCHW").describe()
+    sd.import_wisdom(str(path))
+    again = sd.Plan("depth_to_space", x, 2, order="CRD", layout="NCHW")
+    assert "; from wisdom" in again.describe()
+    assert same(again(x), reference(x, "depth_to_space", 2, "CRD", "NCHW", "NCHW"))
+    # Hostile files and options raise, and import nothing.
+    bad = tmp_path / "bad.txt"
+    bad.write_text(text.replace(" CRD ", " XYZ "))
+    with pytest.raises(ValueError, match="unknown order 'XYZ'.*nothing imported"):
+        sd.import_wisdom(bad)
+    bad.write_text(text.replace("\ncpu ", "\ncpu Another "))
+    with pytest.raises(Exception, match="measured with cpu 'Another"):
+        sd.import_wisdom(bad)
+    with pytest.raises(ValueError, match="cannot read wisdom"):
+        sd.import_wisdom(tmp_path / "missing.txt")
+    with pytest.raises(ValueError, match="time_limit_ms must be 0"):
+        sd.Plan("depth_to_space", x, 2, layout="NCHW", measure=True, time_limit_ms=-1)
+    sd.forget_wisdom()
+
+
 # ---- The peers' call forms ---------------------------------------------------------------------
 
 def test_pixel_shuffle_forms(rng):

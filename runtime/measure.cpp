@@ -1,0 +1,196 @@
+// Measured plans (SD_PLAN_MEASURE, as FFTW_MEASURE and HPTT's measured plans): the rules' plan
+// and every distinct alternative the planner can make for the view (kernel family, serial or
+// parallel, the AVX2 path beside AVX-512, loop order) are timed on scratch buffers of the call's
+// shape, round-robin so that drift hits them alike, and the fastest is kept if it beats the
+// rules' plan by more than the noise.
+#include "runtime/execute.h"
+#include "runtime/tuning.h"
+#include "runtime/wisdom.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+namespace spacedepth::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Another plan replaces the rules' one only when its fastest call is this much faster: the
+// spread of repeated fastest-call timings on the 2-core VMs the team measures on.
+constexpr double kMinGain = 0.03;
+// Each timed sample runs a plan for at least this long (several calls of a small tensor), so
+// that the clock's resolution and the loop's cost stay below the gain above.
+constexpr double kMinSampleNs = 20000;
+constexpr int kMaxRounds = 25;
+// A lower bound on a call's time from its bytes (read and written at 100 GB/s): tensors whose
+// timing cannot fit the limit are not given scratch memory at all.
+constexpr double kFastestBytesPerNs = 50;
+constexpr int64_t kMaxScratchBytes = int64_t{1} << 30;  // per tensor
+
+// One tensor's scratch memory: data points where the caller's pointer would, 64-byte aligned
+// (plans are made for aligned addresses), with the tensor's lowest byte inside the block.
+struct Scratch {
+    void *block = nullptr;
+    uint8_t *data = nullptr;
+    Scratch() = default;
+    Scratch(const Scratch &) = delete;
+    Scratch &operator=(const Scratch &) = delete;
+    ~Scratch() { std::free(block); }
+    bool allocate(int64_t low_bytes, int64_t span_bytes) {
+        constexpr int64_t kAlign = 64;
+        block = std::calloc(static_cast<size_t>(span_bytes + 2 * kAlign), 1);
+        if (block == nullptr) return false;
+        const uintptr_t lowest = reinterpret_cast<uintptr_t>(block), origin = lowest - low_bytes;
+        data = reinterpret_cast<uint8_t *>((origin + kAlign - 1) / kAlign * kAlign);
+        return true;
+    }
+};
+
+struct Candidate {
+    Plan plan;
+    const RegisteredKernel *kernel = nullptr;
+    double best_ns = INFINITY;  // fastest call seen
+};
+
+bool same_plan(const Plan &a, const Plan &b) {
+    auto same_dims = [](const auto &x, const auto &y) {
+        return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [](const auto &u, const auto &v) {
+                   return u.extent == v.extent && u.in_stride == v.in_stride && u.out_stride == v.out_stride;
+               });
+    };
+    // The loop order is not compared: it is its dims.
+    return a.family == b.family && a.parallel == b.parallel && a.avx2_path == b.avx2_path && a.width == b.width &&
+           same_dims(a.kernel_dims, b.kernel_dims) && same_dims(a.loop_dims, b.loop_dims);
+}
+
+// The rules' plan first, then each distinct alternative, those differing from it in fewer
+// choices first (the first to go when the time limit cannot fit them all).
+std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) {
+    const Problem &p = planned.problem;
+    std::vector<Candidate> list = {{planned.plan, planned.kernel}};
+    const PlanChoice rules = planned.plan.choice();
+    std::vector<std::pair<int, PlanChoice>> choices;
+    for (KernelFamily family : {KernelFamily::General, KernelFamily::Transpose, KernelFamily::Small}) {
+        for (bool parallel : {false, true}) {
+            // The small family runs in the caller's thread whatever the flag says.
+            if (parallel && (family == KernelFamily::Small || p.threads == 1 || pool_threads() < 2)) continue;
+            for (bool avx2 : {false, true}) {
+                if (avx2 && !avx2_path_beside_best()) continue;
+                for (bool input_order : {false, true}) {
+                    const PlanChoice c{family, parallel, avx2, input_order};
+                    const int differences = (c.family != rules.family) + (c.parallel != rules.parallel) +
+                                            (c.avx2_path != rules.avx2_path) +
+                                            (c.input_loop_order != rules.input_loop_order);
+                    choices.emplace_back(differences, c);
+                }
+            }
+        }
+    }
+    std::stable_sort(choices.begin(), choices.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (const auto &[differences, choice] : choices) {
+        Plan plan = normalize(p, view, Device::Host, &choice);
+        if (std::none_of(list.begin(), list.end(), [&](const Candidate &c) { return same_plan(c.plan, plan); })) {
+            const RegisteredKernel *kernel = find_kernel(Device::Host, plan.family, plan.width);
+            if (kernel != nullptr) list.push_back({plan, kernel});
+        }
+    }
+    return list;
+}
+
+// Runs the candidate `calls` times; its time per call in ns, or -1 if the kernel failed.
+double time_calls(const Problem &p, const Candidate &c, const Scratch &in, Scratch &out, int calls) {
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < calls; i++) {
+        if (!execute(p, c.plan, c.kernel, in.data, out.data, {}).ok()) return -1;
+    }
+    return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / calls;
+}
+
+}  // namespace
+
+void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) {
+    const Clock::time_point start = Clock::now();
+    const double limit_ns = time_limit_ms * 1e6;
+    const Problem &p = planned->problem;
+    MeasureReport &report = planned->measured;
+    report = MeasureReport{};
+    auto finish = [&] { report.plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
+
+    // Two candidates, three calls each (a warm-up and two timed) at the least. Padded views are
+    // timed over their whole span, which is what scratch memory must hold.
+    const int64_t span = std::max({p.bytes, p.in_span_bytes, p.out_span_bytes});
+    if (6 * 2 * static_cast<double>(span) / kFastestBytesPerNs > limit_ns) {
+        std::ostringstream why;
+        why << "the tensor" << (span > p.bytes ? "s' memory spans" : " is") << " too large to time within "
+            << time_limit_ms << " ms";
+        report.not_timed = why.str();
+        return finish();
+    }
+    if (span > kMaxScratchBytes) {
+        report.not_timed = "the tensors' memory spans more than 1 GiB of scratch";
+        return finish();
+    }
+    std::vector<Candidate> list = candidates(*planned, view);
+    if (list.size() < 2) {
+        report.not_timed = "the planner has no alternative for this view";
+        return finish();
+    }
+    Scratch in, out;
+    if (!in.allocate(p.in_low_bytes, p.in_span_bytes) || !out.allocate(p.out_low_bytes, p.out_span_bytes)) {
+        report.not_timed = "no memory for scratch tensors";
+        return finish();
+    }
+    // The rules' plan: a warm-up call (faulting the scratch pages in) and one timed, which sizes
+    // the samples and says how many candidates the limit holds.
+    if (time_calls(p, list[0], in, out, 1) < 0) {
+        report.not_timed = "the rules' plan failed on scratch tensors";
+        return finish();
+    }
+    const double first_ns = std::max(1.0, time_calls(p, list[0], in, out, 1));
+    const int calls = static_cast<int>(std::clamp(std::ceil(kMinSampleNs / first_ns), 1.0, 1000.0));
+    const double elapsed_ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    // A warm-up and at least two timed rounds for every candidate kept.
+    const double per_candidate_ns = first_ns * (1 + 2 * calls);
+    const size_t fits = static_cast<size_t>(std::max(0.0, (limit_ns - elapsed_ns) / per_candidate_ns));
+    if (fits < 2) {
+        std::ostringstream why;
+        why << "a call takes " << first_ns / 1000 << " us: two candidates do not fit " << time_limit_ms << " ms";
+        report.not_timed = why.str();
+        return finish();
+    }
+    list.resize(std::min(list.size(), fits));
+    for (Candidate &c : list) {
+        if (time_calls(p, c, in, out, 1) < 0) c.best_ns = -1;  // warm-up; a failing plan is never chosen
+    }
+    const Clock::time_point deadline = start + std::chrono::nanoseconds(static_cast<int64_t>(limit_ns));
+    for (int round = 0; round < kMaxRounds && (round < 2 || Clock::now() < deadline); round++) {
+        for (Candidate &c : list) {
+            if (c.best_ns < 0) continue;
+            const double ns = time_calls(p, c, in, out, calls);
+            c.best_ns = ns < 0 ? -1 : std::min(c.best_ns, ns);
+        }
+        report.rounds = round + 1;
+    }
+    const Candidate *best = &list[0];
+    for (const Candidate &c : list) {
+        if (c.best_ns > 0 && c.best_ns < best->best_ns) best = &c;
+    }
+    report.candidates = static_cast<int>(list.size());
+    report.rules_ns = list[0].best_ns;
+    if (best->best_ns >= list[0].best_ns * (1 - kMinGain)) {
+        best = &list[0];
+    }
+    planned->plan = best->plan;
+    planned->kernel = best->kernel;
+    planned->source = PlanSource::Measured;
+    report.best_ns = best->best_ns;
+    remember_choice(p, planned->plan.choice());
+    finish();
+}
+
+}  // namespace spacedepth::detail

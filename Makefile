@@ -105,7 +105,7 @@ BENCH_CONTEXT = --benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:
 		--benchmark_context=commit="$$(git rev-parse --short HEAD)"
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
-	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot|estimate|measured)/' \
+	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot|plan_modes)/' \
 		$(BENCH_CONTEXT) --benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
 	@export SPACEDEPTH_MAX_ISA=avx2; $(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
 		--benchmark_filter='^(model/)?spacedepth/.*/threads:1/' $(BENCH_CONTEXT) \
@@ -122,9 +122,9 @@ bench-plan: build
 		$(if $(BENCH_BEFORE),--before $(BENCH_BEFORE) --before-label "$(BENCH_BEFORE_LABEL)")
 	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
-# ESTIMATE vs MEASURE plans: every case, 1 and 2 threads, 4 KiB to 64 MiB, repetitions in random
-# interleaved order (bench/measure_plans.py; MEASURE_ARGS, e.g. --sizes 131072 --repetitions 5),
-# then bench/RESULTS.md again.
+# ESTIMATE vs MEASURE plans: every case, 1 and 2 threads, 4 KiB to 64 MiB, the two plans timed in
+# alternating rounds (bench/measure_plans.py; MEASURE_ARGS, e.g. --sizes 131072), then
+# bench/RESULTS.md again.
 bench-measure: build
 	@$(VENV)/bin/python bench/measure_plans.py --bench $(BUILD)/bin/spacedepth_bench $(MEASURE_ARGS)
 	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json

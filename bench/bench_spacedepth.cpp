@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #if defined(__x86_64__)
@@ -197,27 +198,56 @@ void BM_spacedepth(benchmark::State &state, Case c) {
     state.SetLabel(plan.describe());
 }
 
-// The same call through an ESTIMATE plan (the rules) or a MEASURE plan (the fastest of the
-// rules' plan and its alternatives, timed at create within the default limit), each made afresh
-// from no wisdom; counter plan_ms is the create's time. Rows estimate/ and measured/ of a case
-// are registered side by side (`make bench-measure`, bench/measure_plans.py).
-void BM_plan_mode(benchmark::State &state, Case c, bool measure) {
+// The same call through an ESTIMATE plan (the rules) and a MEASURE plan (the fastest of the
+// rules' plan and its alternatives, timed at create within the default limit), each made
+// afresh with no wisdom. The row's own timing is the MEASURE plan's; then both plans run in 31
+// alternating rounds (which goes first alternates too), so that the VM's drift, 10-20 % between
+// rows here, hits both alike: counter paired_ratio is the median of MEASURE's time over
+// ESTIMATE's per round, changed is 1 where MEASURE chose another plan, plan_ms the create's time
+// (`make bench-measure`, bench/measure_plans.py).
+void BM_plan_modes(benchmark::State &state, Case c) {
     const int threads = static_cast<int>(state.range(1));
     Setup &s = cached_setup(c, state.range(0), threads);
     forget_wisdom();
-    Plan plan;
+    Plan estimate, measured;
+    Status st = estimate.create(s.params, s.in, s.out);
+    forget_wisdom();
     const auto t0 = std::chrono::steady_clock::now();
-    Status st = plan.create(s.params, s.in, s.out, PlanOptions{measure, 0});
+    if (st.ok()) st = measured.create(s.params, s.in, s.out, PlanOptions{true, 0});
     const double plan_ms = seconds_since(t0) * 1e3;
     forget_wisdom();
-    if (st.ok()) st = plan.run(s.src->data(), s.dst->data());
+    if (st.ok()) st = estimate.run(s.src->data(), s.dst->data());
+    if (st.ok()) st = measured.run(s.src->data(), s.dst->data());
     if (!st.ok()) {
         state.SkipWithError(st.message().c_str());
         return;
     }
-    time_row(state, s, threads, [&] { plan.run(s.src->data(), s.dst->data()); });
+    time_row(state, s, threads, [&] { measured.run(s.src->data(), s.dst->data()); });
+    auto per_call_ns = [&](const Plan &plan, int calls) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; i++) plan.run(s.src->data(), s.dst->data());
+        return seconds_since(start) * 1e9 / calls;
+    };
+    const int calls = static_cast<int>(std::clamp(20000 / per_call_ns(estimate, 1), 1.0, 1000.0));
+    std::vector<double> ratios, estimate_ns, measured_ns;
+    for (int round = 0; round < 31; round++) {
+        const double first = per_call_ns(round % 2 ? measured : estimate, calls);
+        const double second = per_call_ns(round % 2 ? estimate : measured, calls);
+        estimate_ns.push_back(round % 2 ? second : first);
+        measured_ns.push_back(round % 2 ? first : second);
+        ratios.push_back(measured_ns.back() / estimate_ns.back());
+    }
+    auto median = [](std::vector<double> v) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+    };
+    const std::string how = measured.describe(), rules = estimate.describe();
+    state.counters["paired_ratio"] = median(ratios);
+    state.counters["estimate_ns"] = median(estimate_ns);
+    state.counters["measured_ns"] = median(measured_ns);
     state.counters["plan_ms"] = plan_ms;
-    state.SetLabel(plan.describe());
+    state.counters["changed"] = how.substr(0, how.find(';')) != rules.substr(0, rules.find(';'));
+    state.SetLabel(how);
 }
 
 // Descriptors of the same call that differ only in the stride of N (extent 1, so the same
@@ -446,19 +476,16 @@ void register_small_tensors() {
     }
 }
 
-// ESTIMATE and MEASURE plans of every case, side by side, 4 KiB to 64 MiB (bench/measure_plans.py).
+// ESTIMATE and MEASURE plans of every case, 4 KiB to 64 MiB (bench/measure_plans.py).
 void register_plan_modes() {
     for (int64_t size :
          {int64_t{4} << 10, int64_t{32} << 10, int64_t{128} << 10, int64_t{2} << 20, int64_t{64} << 20}) {
         for (int threads : {1, 2}) {
             for (const Case &c : bench::all_cases()) {
-                for (bool measure : {false, true}) {
-                    benchmark::RegisterBenchmark(((measure ? "measured/" : "estimate/") + c.name).c_str(), BM_plan_mode,
-                                                 c, measure)
-                        ->Args({size, threads})
-                        ->ArgNames({"bytes", "threads"})
-                        ->UseRealTime();
-                }
+                benchmark::RegisterBenchmark(("plan_modes/" + c.name).c_str(), BM_plan_modes, c)
+                    ->Args({size, threads})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
             }
         }
     }

@@ -20,13 +20,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Another plan replaces the rules' one only when its fastest call is this much faster: the
-// spread of repeated fastest-call timings on the 2-core VMs the team measures on.
-constexpr double kMinGain = 0.03;
+// Another plan replaces the rules' one only when, round by round, it is this much faster (the
+// median of its paired time ratios). On the 2-core AMD EPYC VM a 3 % bar on the fastest call
+// let through an alternative that then ran slower in the benchmark (D2S NHWC DCR f32 C3, 128 KiB,
+// the AVX2 path: 2.51 against 2.59 us at create, 3.5 against 2.7-3.3 us per call afterwards).
+constexpr double kMinGain = 0.05;
 // Each timed sample runs a plan for at least this long (several calls of a small tensor), so
 // that the clock's resolution and the loop's cost stay below the gain above.
 constexpr double kMinSampleNs = 20000;
 constexpr int kMaxRounds = 25;
+constexpr int kConfirmRounds = 9;
+// Candidates slower than this, relative to the rules' plan, are not timed further.
+constexpr double kMaxSlowdown = 2;
 // A lower bound on a call's time from its bytes (read and written at 100 GB/s): tensors whose
 // timing cannot fit the limit are not given scratch memory at all.
 constexpr double kFastestBytesPerNs = 50;
@@ -54,8 +59,20 @@ struct Scratch {
 struct Candidate {
     Plan plan;
     const RegisteredKernel *kernel = nullptr;
-    double best_ns = INFINITY;  // fastest call seen
+    double best_ns = INFINITY;     // fastest call seen; < 0: the kernel failed, never chosen
+    std::vector<double> round_ns;  // per call, one sample per round
 };
+
+// The median, over rounds, of c's time over the rules' plan's time in the same round.
+double paired_ratio(const Candidate &c, const Candidate &rules) {
+    std::vector<double> ratios;
+    for (size_t r = 0; r < c.round_ns.size() && r < rules.round_ns.size(); r++) {
+        ratios.push_back(c.round_ns[r] / rules.round_ns[r]);
+    }
+    if (ratios.empty()) return INFINITY;
+    std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+    return ratios[ratios.size() / 2];
+}
 
 bool same_plan(const Plan &a, const Plan &b) {
     auto same_dims = [](const auto &x, const auto &y) {
@@ -164,27 +181,50 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
         return finish();
     }
     list.resize(std::min(list.size(), fits));
-    for (Candidate &c : list) {
-        if (time_calls(p, c, in, out, 1) < 0) c.best_ns = -1;  // warm-up; a failing plan is never chosen
+    // A warm-up call each, then a few calls timed: a plan over twice the rules' time cannot win,
+    // and timing it in every round could take many times the limit (a scalar family on a long
+    // view); it is left out, as is a plan whose kernel fails.
+    const int check_calls = std::min(calls, 3);
+    for (size_t i = 1; i < list.size(); i++) {
+        Candidate &c = list[i];
+        const bool ran = time_calls(p, c, in, out, 1) >= 0;
+        if (!ran || time_calls(p, c, in, out, check_calls) > kMaxSlowdown * first_ns) c.best_ns = -1;
     }
-    const Clock::time_point deadline = start + std::chrono::nanoseconds(static_cast<int64_t>(limit_ns));
+    const auto after = [&](double ns) { return start + std::chrono::nanoseconds(static_cast<int64_t>(ns)); };
+    const Clock::time_point deadline = after(limit_ns), hard_deadline = after(2 * limit_ns);
     for (int round = 0; round < kMaxRounds && (round < 2 || Clock::now() < deadline); round++) {
         for (Candidate &c : list) {
-            if (c.best_ns < 0) continue;
+            if (c.best_ns < 0 || Clock::now() > hard_deadline) continue;
             const double ns = time_calls(p, c, in, out, calls);
             c.best_ns = ns < 0 ? -1 : std::min(c.best_ns, ns);
+            c.round_ns.push_back(ns);
         }
         report.rounds = round + 1;
     }
-    const Candidate *best = &list[0];
-    for (const Candidate &c : list) {
-        if (c.best_ns > 0 && c.best_ns < best->best_ns) best = &c;
+    Candidate *best = &list[0];
+    double best_ratio = 1 - kMinGain;
+    for (Candidate &c : list) {
+        const double ratio = &c == &list[0] || c.best_ns < 0 ? INFINITY : paired_ratio(c, list[0]);
+        if (ratio <= best_ratio) {
+            best = &c;
+            best_ratio = ratio;
+        }
+    }
+    // The winner must win again, in fresh rounds against the rules' plan alone (which goes first
+    // alternates): the best of many candidates is partly the luckiest.
+    if (best != &list[0]) {
+        Candidate &rules = list[0];
+        rules.round_ns.clear();
+        best->round_ns.clear();
+        for (int round = 0; round < kConfirmRounds; round++) {
+            Candidate &first = round % 2 ? *best : rules, &second = round % 2 ? rules : *best;
+            first.round_ns.push_back(time_calls(p, first, in, out, calls));
+            second.round_ns.push_back(time_calls(p, second, in, out, calls));
+        }
+        if (paired_ratio(*best, rules) > 1 - kMinGain) best = &rules;
     }
     report.candidates = static_cast<int>(list.size());
     report.rules_ns = list[0].best_ns;
-    if (best->best_ns >= list[0].best_ns * (1 - kMinGain)) {
-        best = &list[0];
-    }
     planned->plan = best->plan;
     planned->kernel = best->kernel;
     planned->source = PlanSource::Measured;

@@ -141,12 +141,12 @@ void sd_plan_destroy(sd_plan *plan);
 
 /* How a plan is made (FFTW's planner flags):
  *   SD_PLAN_ESTIMATE: by the planner's rules, spending no time (sd_plan_create's way).
- *   SD_PLAN_MEASURE:  the rules' plan and its alternatives (kernel family, serial or parallel,
- *                     the AVX2 path beside AVX-512, loop order) are timed on scratch tensors of
- *                     the call's shape within time_limit_ms, in rounds, and the fastest is kept
- *                     where it beats the rules' plan by 5 % or more (the median of the rounds'
- *                     paired timings). A tensor whose calls cannot be timed within the limit
- *                     keeps the rules' plan (sd_plan_describe says why).
+ *   SD_PLAN_MEASURE:  the rules' plan and its alternatives (kernel family, the AVX2 path beside
+ *                     AVX-512, loop order; serial or parallel stays the rules') are timed on
+ *                     scratch tensors of the call's shape within time_limit_ms, in rounds, and
+ *                     the fastest is kept where it beats the rules' plan by 5 % or more (the
+ *                     median of the rounds' paired timings), twice. A tensor whose calls cannot
+ *                     be timed within the limit keeps the rules' plan (sd_plan_describe says why).
  * Either way a choice the wisdom holds for the call's shape is taken without timing. */
 typedef enum sd_plan_flags { SD_PLAN_ESTIMATE = 0, SD_PLAN_MEASURE = 1 } sd_plan_flags;
 #define SD_PLAN_DEFAULT_TIME_LIMIT_MS 5.0

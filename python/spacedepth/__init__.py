@@ -358,8 +358,8 @@ class Plan:
 
     Running it on an array of another shape, dtype or strides raises ValueError or TypeError.
 
-    measure=True times the rules' plan and its alternatives (kernel family, serial or parallel, the
-    AVX2 path beside AVX-512, loop order) on scratch arrays of this shape within time_limit_ms
+    measure=True times the rules' plan and its alternatives (kernel family, the AVX2 path beside
+    AVX-512, loop order) on scratch arrays of this shape within time_limit_ms
     (0: the library's default, 5 ms) and keeps the fastest, as FFTW_MEASURE does; the choice is
     remembered as wisdom (export_wisdom) for later plans and calls of the shape.
     describe() says which kernel runs and how the plan was made.

@@ -242,8 +242,8 @@ TEST_F(Wisdom, HostileFilesAreRefusedWhole) {
         {"spacedepth-wisdom 1\ncpu x\n", SD_ERROR_INVALID_ARGUMENT, "line 2: expected the 'library' line"},
         {other_cpu, SD_ERROR_UNSUPPORTED, "measured with cpu 'Some Other CPU'"},
         {h.substr(0, h.find("\ncores ") + 1) + "cores 1000\n", SD_ERROR_UNSUPPORTED, "cores '1000'"},
-        {h.substr(0, h.find("\nkernel-target ") + 1) + "kernel-target arm-64-linux\n", SD_ERROR_UNSUPPORTED,
-         "kernel-target 'arm-64-linux'"},
+        {h.substr(0, h.find("\nkernel-target ") + 1) + "kernel-target riscv-64-linux\n", SD_ERROR_UNSUPPORTED,
+         "kernel-target 'riscv-64-linux'"},
         {h.substr(0, h.size() - 1), SD_OK, ""},  // no final newline: still the whole header
         {h + good + "plan depth_to_space DCR\n", SD_ERROR_INVALID_ARGUMENT, "line 7: a plan line has 35 fields"},
         {h + "plan " + good, SD_ERROR_INVALID_ARGUMENT, "line 6: a plan line has 35 fields after 'plan', this one 36"},

@@ -6,7 +6,6 @@
 #include "runtime/wisdom.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -67,6 +66,18 @@ Status catching_bad_alloc(F &&f) {
 
 }  // namespace
 
+namespace {
+
+// The plan of a validated call: the wisdom's choice for its shape where it has one (host only),
+// else the rules'.
+Plan wise_plan(const Problem &problem, const View &view, Device device, bool *from_wisdom) {
+    const std::optional<PlanChoice> known = device == Device::Host ? wisdom_choice(problem) : std::nullopt;
+    *from_wisdom = known.has_value();
+    return normalize(problem, view, device, known ? &*known : nullptr);
+}
+
+}  // namespace
+
 Status check_plan_options(const sd_plan_options &options, PlanMode *mode) {
     if (options.flags != SD_PLAN_ESTIMATE && options.flags != SD_PLAN_MEASURE) {
         return error(SD_ERROR_INVALID_ARGUMENT, "plan flags must be SD_PLAN_ESTIMATE (0) or SD_PLAN_MEASURE (1): got " +
@@ -113,10 +124,10 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
         if (Status s = build_view(problem, &view); !s.ok()) {
             return s;
         }
-        const std::optional<PlanChoice> known = device == Device::Host ? wisdom_choice(problem) : std::nullopt;
-        planned->plan = normalize(problem, view, device, known ? &*known : nullptr);
+        bool from_wisdom = false;
+        planned->plan = wise_plan(problem, view, device, &from_wisdom);
         planned->kernel = find_kernel(device, planned->plan.family, planned->plan.width);
-        if (known) {
+        if (from_wisdom) {
             planned->source = PlanSource::Wisdom;
         } else if (mode.measure && device == Device::Host && planned->kernel != nullptr) {
             measure_plan(view, mode.time_limit_ms, planned);
@@ -382,9 +393,9 @@ std::string describe_call(const Params &params, const Tensor &in, const Tensor &
     if (problem.empty) {
         return "empty tensor: nothing to do";
     }
-    const std::optional<detail::PlanChoice> known = detail::wisdom_choice(problem);
-    return detail::describe_plan(detail::normalize(problem, view, Device::Host, known ? &*known : nullptr)) +
-           (known ? "; from wisdom" : "");
+    bool from_wisdom = false;
+    const detail::Plan plan = detail::wise_plan(problem, view, Device::Host, &from_wisdom);
+    return detail::describe_plan(plan) + (from_wisdom ? "; from wisdom" : "");
 }
 
 std::string build_info() {

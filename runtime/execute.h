@@ -36,7 +36,6 @@ enum class PlanSource { Rules, Measured, Wisdom };
 // What measuring found (measure.cpp): candidates timed and the time it took.
 struct MeasureReport {
     int candidates = 0;     // distinct plans timed, the rules' one included
-    int rounds = 0;         // timed rounds, every candidate once per round
     double rules_ns = 0;    // the rules' plan, fastest call
     double best_ns = 0;     // the chosen plan, fastest call
     double plan_ms = 0;     // the measurement's wall time

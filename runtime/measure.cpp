@@ -213,7 +213,6 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
             c.best_ns = ns < 0 ? -1 : std::min(c.best_ns, ns);
             c.round_ns.push_back(ns);
         }
-        report.rounds = round + 1;
     }
     if (list[0].round_ns.size() < 2) {
         report.not_timed = "the time limit passed before the plans were timed twice";

@@ -225,8 +225,10 @@ Plan normalize(const Problem &p, const View &view, Device device, const PlanChoi
     // and 4-byte deinterleaves by 2 with output rows of up to 40 elements, which LLVM lowers for
     // 16 lanes as a truncating store and a second load, 1.12-1.51x. The wrappers choose one path
     // per process, so the plan calls the AVX2 one itself.
-    const RegisteredKernel *kernel = find_kernel(Device::Host, plan.family, plan.width);
-    const bool has_avx2_path = avx2_path_beside_best() && kernel != nullptr && kernel->avx2_path != nullptr;
+    const RegisteredKernel *kernel = nullptr;  // looked up only where an AVX2 path is an alternative
+    const bool has_avx2_path = avx2_path_beside_best() &&
+                               (kernel = find_kernel(Device::Host, plan.family, plan.width)) != nullptr &&
+                               kernel->avx2_path != nullptr;
     if (choice != nullptr) {
         plan.avx2_path = choice->avx2_path && has_avx2_path;
     } else if (plan.family == KernelFamily::General && has_avx2_path) {

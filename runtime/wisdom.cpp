@@ -69,11 +69,8 @@ std::string key_of(const Problem &p) {
     return key;
 }
 
-constexpr const char *kFamilies[] = {"general", "transpose", "small"};
-static_assert(sizeof(kFamilies) / sizeof(kFamilies[0]) == kKernelFamilyCount, "a name per family");
-
 std::string choice_text(const PlanChoice &c) {
-    return std::string(kFamilies[static_cast<int>(c.family)]) + (c.parallel ? " parallel" : " serial") +
+    return std::string(kernel_family_name(c.family)) + (c.parallel ? " parallel" : " serial") +
            (c.avx2_path ? " avx2" : " best") + (c.input_loop_order ? " input" : " output");
 }
 
@@ -83,13 +80,6 @@ std::vector<std::pair<std::string, std::string>> identity() {
             {"cpu", cpu_model_name()},
             {"kernel-target", cpu_kernel_target()},
             {"cores", std::to_string(std::thread::hardware_concurrency())}};
-}
-
-// One token as a name from `names` (an index), or false.
-template <typename F>
-bool name_token(const std::string &token, F index_of, int *value) {
-    *value = index_of(token);
-    return *value >= 0;
 }
 
 bool int_token(const std::string &token, int64_t *value) {
@@ -112,9 +102,9 @@ std::string parse_plan_line(const std::vector<std::string> &t, std::string *key,
                std::to_string(t.size());
     }
     Problem p{};
-    int op = 0, order = 0;
-    if (!name_token(t[0], op_index, &op)) return "unknown op '" + t[0] + "'";
-    if (!name_token(t[1], order_index, &order)) return "unknown order '" + t[1] + "'";
+    const int op = op_index(t[0]), order = order_index(t[1]);
+    if (op < 0) return "unknown op '" + t[0] + "'";
+    if (order < 0) return "unknown order '" + t[1] + "'";
     p.op = static_cast<sd_op>(op);
     p.order = static_cast<sd_order>(order);
     int64_t rank = 0, threads = 0;
@@ -127,9 +117,9 @@ std::string parse_plan_line(const std::vector<std::string> &t, std::string *key,
     p.threads = static_cast<int>(threads);
     size_t i = 7;
     for (sd_tensor *tensor : {&p.in, &p.out}) {
-        int dtype = 0, layout = 0;
-        if (!name_token(t[i], dtype_index, &dtype)) return "unknown dtype '" + t[i] + "'";
-        if (!name_token(t[i + 1], layout_index, &layout) || layout_label(static_cast<sd_layout>(layout)) != t[i + 1]) {
+        const int dtype = dtype_index(t[i]), layout = layout_index(t[i + 1]);
+        if (dtype < 0) return "unknown dtype '" + t[i] + "'";
+        if (layout < 0 || layout_label(static_cast<sd_layout>(layout)) != t[i + 1]) {
             return "unknown layout '" + t[i + 1] + "'";
         }
         tensor->dtype = static_cast<sd_dtype>(dtype);
@@ -144,7 +134,8 @@ std::string parse_plan_line(const std::vector<std::string> &t, std::string *key,
             i++;
         }
     }
-    const int family = index_in(kFamilies, kKernelFamilyCount, t[i]);
+    int family = kKernelFamilyCount - 1;
+    while (family >= 0 && t[i] != kernel_family_name(static_cast<KernelFamily>(family))) family--;
     if (family < 0) return "unknown kernel family '" + t[i] + "' (general, transpose or small)";
     static const char *const kParallel[] = {"serial", "parallel"}, *const kPath[] = {"best", "avx2"},
                              *const kLoopOrder[] = {"output", "input"};

@@ -8,7 +8,7 @@ CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers clean \
-        test-asan test-ubsan test-tsan test-large fuzz tune compare-schedules
+        test-asan test-ubsan test-tsan test-large fuzz tune confirm-tuning compare-schedules
 
 all: build
 
@@ -77,6 +77,14 @@ TUNE_SEARCH ?= small
 tune: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/python scripts/tune.py --search $(TUNE_SEARCH) $(TUNE_ARGS)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $(PRESET) -j $(JOBS)
+
+# A tuning database's runtime switch points against the defaults on every case of the matrix,
+# 256 B to 64 MiB, each changed call timed in one process, interleaved (bench/confirm_switch_points.py:
+# bench/switch_points.md, included in bench/RESULTS.md). CONFIRM_ARGS="--set name=value,...
+# --write-database" confirms values and writes the confirmed ones into this CPU's database.
+confirm-tuning: build
+	@$(VENV)/bin/python bench/confirm_switch_points.py --bench $(BUILD)/bin/spacedepth_bench $(CONFIRM_ARGS)
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
 # Manual vs tuned vs Halide's autoschedulers on the shape classes (bench/schedules.md, included
 # in bench/RESULTS.md). Not part of CI.

@@ -11,6 +11,8 @@
 // written (2 x tensor bytes). Every row also times memcpy of its own size right after it
 // (counters memcpy_gbps, best_memcpy_gbps); bench/results_table.py turns the JSON into
 // bench/RESULTS.md's tables with each ratio taken against that row's own memcpy.
+// `--shapes=FILE` runs the tuner's shape classes instead, and `--compare_switch_points=...` the
+// switch_points/ rows (both below).
 #include "bench/cases.h"
 #include "bench/peers.h"
 #include "runtime/execute.h"
@@ -198,12 +200,40 @@ void BM_spacedepth(benchmark::State &state, Case c) {
     state.SetLabel(plan.describe());
 }
 
+// Two plans of one call timed in 31 alternating rounds in one process (which goes first
+// alternates too), so that the VM's drift, 10-20 % between rows here, hits both alike.
+struct PairedTimes {
+    double ratio;       // the median over the rounds of b's time over a's
+    double a_ns, b_ns;  // the median time of a call of each
+};
+
+PairedTimes paired_rounds(Setup &s, const Plan &a, const Plan &b) {
+    auto per_call_ns = [&](const Plan &plan, int calls) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; i++) plan.run(s.src->data(), s.dst->data());
+        return seconds_since(start) * 1e9 / calls;
+    };
+    const int calls = static_cast<int>(std::clamp(20000 / per_call_ns(a, 1), 1.0, 1000.0));
+    std::vector<double> ratios, a_ns, b_ns;
+    for (int round = 0; round < 31; round++) {
+        const double first = per_call_ns(round % 2 ? b : a, calls);
+        const double second = per_call_ns(round % 2 ? a : b, calls);
+        a_ns.push_back(round % 2 ? second : first);
+        b_ns.push_back(round % 2 ? first : second);
+        ratios.push_back(b_ns.back() / a_ns.back());
+    }
+    auto median = [](std::vector<double> v) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+    };
+    return {median(ratios), median(a_ns), median(b_ns)};
+}
+
 // The same call through an ESTIMATE plan (the rules) and a MEASURE plan (the fastest of the
 // rules' plan and its alternatives, timed at create within the default limit), each made
-// afresh with no wisdom. The row's own timing is the MEASURE plan's; then both plans run in 31
-// alternating rounds (which goes first alternates too), so that the VM's drift, 10-20 % between
-// rows here, hits both alike: counter paired_ratio is the median of MEASURE's time over
-// ESTIMATE's per round, changed is 1 where MEASURE chose another plan, plan_ms the create's time
+// afresh with no wisdom. The row's own timing is the MEASURE plan's; then both plans run in
+// paired rounds: counter paired_ratio is the median of MEASURE's time over ESTIMATE's per round,
+// changed is 1 where MEASURE chose another plan, plan_ms the create's time
 // (`make bench-measure`, bench/measure_plans.py).
 void BM_plan_modes(benchmark::State &state, Case c) {
     const int threads = static_cast<int>(state.range(1));
@@ -223,31 +253,79 @@ void BM_plan_modes(benchmark::State &state, Case c) {
         return;
     }
     time_row(state, s, threads, [&] { measured.run(s.src->data(), s.dst->data()); });
-    auto per_call_ns = [&](const Plan &plan, int calls) {
-        const auto start = std::chrono::steady_clock::now();
-        for (int i = 0; i < calls; i++) plan.run(s.src->data(), s.dst->data());
-        return seconds_since(start) * 1e9 / calls;
-    };
-    const int calls = static_cast<int>(std::clamp(20000 / per_call_ns(estimate, 1), 1.0, 1000.0));
-    std::vector<double> ratios, estimate_ns, measured_ns;
-    for (int round = 0; round < 31; round++) {
-        const double first = per_call_ns(round % 2 ? measured : estimate, calls);
-        const double second = per_call_ns(round % 2 ? estimate : measured, calls);
-        estimate_ns.push_back(round % 2 ? second : first);
-        measured_ns.push_back(round % 2 ? first : second);
-        ratios.push_back(measured_ns.back() / estimate_ns.back());
-    }
-    auto median = [](std::vector<double> v) {
-        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-        return v[v.size() / 2];
-    };
+    const PairedTimes t = paired_rounds(s, estimate, measured);
     const std::string how = measured.describe(), rules = estimate.describe();
-    state.counters["paired_ratio"] = median(ratios);
-    state.counters["estimate_ns"] = median(estimate_ns);
-    state.counters["measured_ns"] = median(measured_ns);
+    state.counters["paired_ratio"] = t.ratio;
+    state.counters["estimate_ns"] = t.a_ns;
+    state.counters["measured_ns"] = t.b_ns;
     state.counters["plan_ms"] = plan_ms;
     state.counters["changed"] = how.substr(0, how.find(';')) != rules.substr(0, rules.find(';'));
     state.SetLabel(how);
+}
+
+// Sets the items of `name=value,...` (the names of schedules/tunables.json) in *points:
+// `--switch_points` replaces the runtime's (the tuner's runtime candidates) with them,
+// `--compare_switch_points` plans beside the runtime's under them.
+void set_switch_points_from(const std::string &spec, detail::SwitchPoints *points) {
+    std::istringstream in(spec);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos ||
+            !detail::set_switch_point(points, item.substr(0, eq), std::stoll(item.substr(eq + 1)))) {
+            throw std::runtime_error("unknown switch point item '" + item + "'");
+        }
+    }
+}
+
+// Switch points (`--compare_switch_points=name=value,...`, bench/confirm_switch_points.py): each
+// call planned under the runtime's switch points (A: its defaults or its tuning database) and
+// under the given ones (B). Where the plans differ, both run in paired rounds (paired_ratio, B's
+// time over A's), and so does A against a second plan of its own (control_ratio: the noise of
+// that row); B's output is checked against A's first. Rows whose plans are the same time nothing.
+detail::SwitchPoints g_compare_points;
+
+void BM_switch_points(benchmark::State &state, Case c) {
+    const int64_t bytes = state.range(0);
+    const int threads = static_cast<int>(state.range(1));
+    const detail::SwitchPoints own = detail::switch_points();
+    auto under = [&](const detail::SwitchPoints &points, const std::function<void()> &f) {
+        detail::set_switch_points(points);
+        f();
+        detail::set_switch_points(own);
+    };
+    const std::string a_plan = planned_call(c, bytes, threads);
+    std::string b_plan;
+    under(g_compare_points, [&] { b_plan = planned_call(c, bytes, threads); });
+    state.SetLabel(b_plan);
+    state.counters["changed"] = a_plan != b_plan;
+    if (a_plan == b_plan) {
+        for (auto _ : state) {
+        }
+        return;
+    }
+    Setup &s = cached_setup(c, bytes, threads);
+    Plan a, a2, b;
+    Status st = a.create(s.params, s.in, s.out);
+    if (st.ok()) st = a2.create(s.params, s.in, s.out);
+    under(g_compare_points, [&] {
+        if (st.ok()) st = b.create(s.params, s.in, s.out);
+    });
+    std::vector<uint8_t> expected(s.bytes);
+    if (st.ok()) st = a.run(s.src->data(), s.dst->data());
+    if (st.ok()) std::memcpy(expected.data(), s.dst->data(), s.bytes);
+    if (st.ok()) std::memset(s.dst->data(), 0, s.bytes);
+    if (st.ok()) st = b.run(s.src->data(), s.dst->data());
+    if (!st.ok()) return state.SkipWithError(st.message().c_str());
+    if (std::memcmp(expected.data(), s.dst->data(), s.bytes) != 0) {
+        return state.SkipWithError("the plan under the compared switch points gives another result");
+    }
+    time_row(state, s, threads, [&] { b.run(s.src->data(), s.dst->data()); });
+    const PairedTimes t = paired_rounds(s, a, b);
+    state.counters["paired_ratio"] = t.ratio;
+    state.counters["a_ns"] = t.a_ns;
+    state.counters["b_ns"] = t.b_ns;
+    state.counters["control_ratio"] = paired_rounds(s, a, a2).ratio;
 }
 
 // Descriptors of the same call that differ only in the stride of N (extent 1, so the same
@@ -491,6 +569,25 @@ void register_plan_modes() {
     }
 }
 
+// Every case of the matrix at 256 B to 64 MiB, 1 and 2 threads, under two sets of switch points.
+int register_switch_points(const std::string &spec) {
+    g_compare_points = detail::switch_points();
+    set_switch_points_from(spec, &g_compare_points);
+    for (int64_t size :
+         {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10, int64_t{32} << 10,
+          int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{64} << 20}) {
+        for (int threads : {1, 2}) {
+            for (const Case &c : bench::all_cases()) {
+                benchmark::RegisterBenchmark(("switch_points/" + c.name).c_str(), BM_switch_points, c)
+                    ->Args({size, threads})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
+            }
+        }
+    }
+    return 0;
+}
+
 int register_all() {
     const char *const kFixedCostVariants[] = {"plan", "oneshot", "oneshot_uncached", "xnnpack", "memcpy"};
     for (int v = 0; v < 5; v++) {
@@ -695,22 +792,6 @@ void print_shape_plans(const std::string &path) {
     std::cout << plans.dump(1) << "\n";
 }
 
-// `--switch_points name=value,...` replaces the runtime's switch points (the tuner's runtime
-// candidates), with the names of schedules/tunables.json.
-void set_switch_points_from(const std::string &spec) {
-    detail::SwitchPoints p = detail::switch_points();
-    std::istringstream in(spec);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        const size_t eq = item.find('=');
-        if (eq == std::string::npos ||
-            !detail::set_switch_point(&p, item.substr(0, eq), std::stoll(item.substr(eq + 1)))) {
-            throw std::runtime_error("--switch_points: unknown item '" + item + "'");
-        }
-    }
-    detail::set_switch_points(p);
-}
-
 // `--cases_json` prints the case matrix for bench/peers.py, so both harnesses run the same rows,
 // and the rank cases (rank_cases, with their rank and block depth) apart from it.
 nlohmann::json case_json(const Case &c) {
@@ -744,7 +825,7 @@ void print_cases_json() {
 }  // namespace
 
 int main(int argc, char **argv) {
-    std::string shapes;
+    std::string shapes, compare_points;
     double shape_seconds = 0.05;
     bool plans_only = false;
     int kept = 1;
@@ -761,7 +842,11 @@ int main(int argc, char **argv) {
             } else if (arg.rfind("--shape_seconds=", 0) == 0) {
                 shape_seconds = std::stod(arg.substr(16));
             } else if (arg.rfind("--switch_points=", 0) == 0) {
-                set_switch_points_from(arg.substr(16));
+                detail::SwitchPoints points = detail::switch_points();
+                set_switch_points_from(arg.substr(16), &points);
+                detail::set_switch_points(points);
+            } else if (arg.rfind("--compare_switch_points=", 0) == 0) {
+                compare_points = arg.substr(24);
             } else {
                 if (arg.rfind("--benchmark_min_time=", 0) == 0) g_min_time = std::stod(arg.substr(21));
                 argv[kept++] = argv[i];
@@ -773,7 +858,11 @@ int main(int argc, char **argv) {
             print_shape_plans(shapes);
             return 0;
         }
-        shapes.empty() ? register_all() : (register_shapes(shapes, shape_seconds), 0);
+        if (!compare_points.empty()) {
+            register_switch_points(compare_points);
+        } else {
+            shapes.empty() ? register_all() : (register_shapes(shapes, shape_seconds), 0);
+        }
     } catch (const std::exception &e) {
         std::cerr << "spacedepth_bench: " << e.what() << "\n";
         return 2;

@@ -4,6 +4,7 @@ for the C++ rows, glibc memcpy in the same process (1 thread; for 2-thread rows 
 1- and 2-thread memcpy); for the Python peers, numpy.copyto in the peer's own process."""
 import argparse
 import datetime
+import glob
 import json
 import os
 import re
@@ -494,9 +495,12 @@ def main():
 
     if os.path.exists(args.analysis):
         lines += [open(args.analysis).read().strip(), ""]
-    # Sections other commands write: `make bench-plan`, `make bench-measure`, `make arm-mca`, `make compare-schedules`.
-    for section in ("plan_path.md", "measure.md", "arm_mca.md", "schedules.md"):
-        path = os.path.join(os.path.dirname(args.out), section)
+    # Sections other commands write: `make bench-plan`, `make bench-measure`, `make confirm-tuning`, `make arm-mca`,
+    # `make compare-schedules`.
+    bench_dir = os.path.dirname(args.out)
+    switch_points = sorted(os.path.basename(p) for p in glob.glob(os.path.join(bench_dir, "switch_points.*.md")))
+    for section in ("plan_path.md", "measure.md", *switch_points, "arm_mca.md", "schedules.md"):
+        path = os.path.join(bench_dir, section)
         if os.path.exists(path):
             lines += [open(path).read().strip(), ""]
 

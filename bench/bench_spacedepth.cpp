@@ -36,6 +36,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -554,13 +555,13 @@ void register_small_tensors() {
     }
 }
 
-// ESTIMATE and MEASURE plans of every case, 4 KiB to 64 MiB (bench/measure_plans.py).
-void register_plan_modes() {
-    for (int64_t size :
-         {int64_t{4} << 10, int64_t{32} << 10, int64_t{128} << 10, int64_t{2} << 20, int64_t{64} << 20}) {
+// Rows <prefix>/<case>/bytes:N/threads:T for every case of the matrix at each size, 1 and 2 threads.
+void register_every_case(const std::string &prefix, void (*fn)(benchmark::State &, Case),
+                         std::initializer_list<int64_t> sizes) {
+    for (int64_t size : sizes) {
         for (int threads : {1, 2}) {
             for (const Case &c : bench::all_cases()) {
-                benchmark::RegisterBenchmark(("plan_modes/" + c.name).c_str(), BM_plan_modes, c)
+                benchmark::RegisterBenchmark((prefix + "/" + c.name).c_str(), fn, c)
                     ->Args({size, threads})
                     ->ArgNames({"bytes", "threads"})
                     ->UseRealTime();
@@ -569,23 +570,20 @@ void register_plan_modes() {
     }
 }
 
+// ESTIMATE and MEASURE plans of every case, 4 KiB to 64 MiB (bench/measure_plans.py).
+void register_plan_modes() {
+    register_every_case("plan_modes", BM_plan_modes,
+                        {int64_t{4} << 10, int64_t{32} << 10, int64_t{128} << 10, int64_t{2} << 20, int64_t{64} << 20});
+}
+
 // Every case of the matrix at 256 B to 64 MiB, 1 and 2 threads, under two sets of switch points.
-int register_switch_points(const std::string &spec) {
+void register_switch_points(const std::string &spec) {
     g_compare_points = detail::switch_points();
     set_switch_points_from(spec, &g_compare_points);
-    for (int64_t size :
-         {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10, int64_t{32} << 10,
-          int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{64} << 20}) {
-        for (int threads : {1, 2}) {
-            for (const Case &c : bench::all_cases()) {
-                benchmark::RegisterBenchmark(("switch_points/" + c.name).c_str(), BM_switch_points, c)
-                    ->Args({size, threads})
-                    ->ArgNames({"bytes", "threads"})
-                    ->UseRealTime();
-            }
-        }
-    }
-    return 0;
+    register_every_case(
+        "switch_points", BM_switch_points,
+        {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10, int64_t{32} << 10,
+         int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{64} << 20});
 }
 
 int register_all() {

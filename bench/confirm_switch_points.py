@@ -34,6 +34,9 @@ from collections import defaultdict
 from measure_plans import GAIN, NOISE, size_name
 from plan_path import cpu_model
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import tune  # noqa: E402  (the tuner's cpu_target)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ROW = re.compile(r"switch_points/([^/]+)/bytes:(\d+)/threads:(\d+)")
@@ -45,13 +48,8 @@ def defaults():
 
 
 def cpu_target(bench):
-    """The kernel target this CPU runs (`spacedepth info` beside the harness; SPACEDEPTH_MAX_ISA caps it)."""
-    cli = os.path.join(os.path.dirname(bench), "spacedepth")
-    info = subprocess.run([cli, "info"], capture_output=True, text=True, check=True).stdout
-    m = re.search(r"^target this CPU runs: (\S+)", info, re.M)
-    if not m:
-        sys.exit("could not tell this CPU's kernel target from `spacedepth info`")
-    return m.group(1)
+    """The kernel target this CPU runs, from the CLI beside the harness (SPACEDEPTH_MAX_ISA caps it)."""
+    return tune.cpu_target(os.path.dirname(os.path.dirname(os.path.abspath(bench))))
 
 
 def database_path(target):

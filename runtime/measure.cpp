@@ -38,30 +38,37 @@ constexpr double kMaxSlowdown = 2;
 constexpr double kFastestBytesPerNs = 50;
 constexpr int64_t kMaxScratchBytes = int64_t{1} << 30;  // per tensor
 
-// One tensor's scratch memory: data at the caller's offset within a 4 KiB page (0 where the
-// caller gave no pointer), with the tensor's lowest byte inside the block, so that input and
-// output lie as far apart modulo 4096 as the caller's do (loads that match an earlier store's
-// address there wait on it: 4K aliasing).
-struct Scratch {
-    void *block = nullptr;
-    uint8_t *data = nullptr;
-    Scratch() = default;
-    Scratch(const Scratch &) = delete;
-    Scratch &operator=(const Scratch &) = delete;
-    ~Scratch() { std::free(block); }
-    bool allocate(int64_t low_bytes, int64_t span_bytes, const void *caller_data) {
+// Scratch input and output of a call's shape: each tensor's data on a page boundary, with its
+// lowest byte inside its block. Plans are made for null data pointers, so the caller's addresses
+// are not known here; page-aligned buffers are what the benchmark and aligned allocators give.
+class ScratchTensors {
+public:
+    uint8_t *in = nullptr, *out = nullptr;
+    ScratchTensors() = default;
+    ScratchTensors(const ScratchTensors &) = delete;
+    ScratchTensors &operator=(const ScratchTensors &) = delete;
+    ~ScratchTensors() {
+        std::free(in_block_);
+        std::free(out_block_);
+    }
+    bool allocate(const Problem &p) {
+        return (in = place(p.in_low_bytes, p.in_span_bytes, &in_block_)) != nullptr &&
+               (out = place(p.out_low_bytes, p.out_span_bytes, &out_block_)) != nullptr;
+    }
+
+private:
+    void *in_block_ = nullptr, *out_block_ = nullptr;
+    static uint8_t *place(int64_t low_bytes, int64_t span_bytes, void **block) {
         constexpr uintptr_t kPage = 4096;
         const size_t bytes = static_cast<size_t>(span_bytes) + kPage;
-        block = std::malloc(bytes);
-        if (block == nullptr) return false;
+        *block = std::malloc(bytes);
+        if (*block == nullptr) return nullptr;
         // Written, so that every page is its own: untouched (or calloc'd) pages all map to the
         // kernel's one zero page, whose reads hit L1 and made read-heavy plans look faster
         // (S2D NCHW DCR u8 C64, 128 KiB: chosen 12 % faster at create, 6-14 % slower after).
-        std::memset(block, 0x5a, bytes);
-        const uintptr_t page_offset = reinterpret_cast<uintptr_t>(caller_data) % kPage;
-        const uintptr_t origin = reinterpret_cast<uintptr_t>(block) - low_bytes;
-        data = reinterpret_cast<uint8_t *>(origin + (page_offset + kPage - origin % kPage) % kPage);
-        return true;
+        std::memset(*block, 0x5a, bytes);
+        const uintptr_t origin = reinterpret_cast<uintptr_t>(*block) - low_bytes;
+        return reinterpret_cast<uint8_t *>((origin + kPage - 1) / kPage * kPage);
     }
 };
 
@@ -133,10 +140,10 @@ std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) 
 }
 
 // Runs the candidate `calls` times; its time per call in ns, or -1 if the kernel failed.
-double time_calls(const Problem &p, const Candidate &c, const Scratch &in, Scratch &out, int calls) {
+double time_calls(const Problem &p, const Candidate &c, ScratchTensors &scratch, int calls) {
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < calls; i++) {
-        if (!execute(p, c.plan, c.kernel, in.data, out.data, {}).ok()) return -1;
+        if (!execute(p, c.plan, c.kernel, scratch.in, scratch.out, {}).ok()) return -1;
     }
     return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / calls;
 }
@@ -170,19 +177,18 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
         report.not_timed = "the planner has no alternative for this view";
         return finish();
     }
-    Scratch in, out;
-    if (!in.allocate(p.in_low_bytes, p.in_span_bytes, p.in.data) ||
-        !out.allocate(p.out_low_bytes, p.out_span_bytes, p.out.data)) {
+    ScratchTensors scratch;
+    if (!scratch.allocate(p)) {
         report.not_timed = "no memory for scratch tensors";
         return finish();
     }
     // The rules' plan: a warm-up call (faulting the scratch pages in) and one timed, which sizes
     // the samples and says how many candidates the limit holds.
-    if (time_calls(p, list[0], in, out, 1) < 0) {
+    if (time_calls(p, list[0], scratch, 1) < 0) {
         report.not_timed = "the rules' plan failed on scratch tensors";
         return finish();
     }
-    const double first_ns = std::max(1.0, time_calls(p, list[0], in, out, 1));
+    const double first_ns = std::max(1.0, time_calls(p, list[0], scratch, 1));
     const int calls = static_cast<int>(std::clamp(std::ceil(kMinSampleNs / first_ns), 1.0, 1000.0));
     const double elapsed_ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
     // A warm-up and at least two timed rounds for every candidate kept.
@@ -204,16 +210,16 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
     for (size_t i = 1; i < list.size(); i++) {
         Candidate &c = list[i];
         // The warm-up call, cold caches and all, already rules out a plan many times slower.
-        const double warm_up_ns = Clock::now() > deadline ? -1 : time_calls(p, c, in, out, 1);
+        const double warm_up_ns = Clock::now() > deadline ? -1 : time_calls(p, c, scratch, 1);
         if (warm_up_ns < 0 || warm_up_ns > 4 * kMaxSlowdown * first_ns ||
-            time_calls(p, c, in, out, check_calls) > kMaxSlowdown * first_ns) {
+            time_calls(p, c, scratch, check_calls) > kMaxSlowdown * first_ns) {
             c.best_ns = -1;
         }
     }
     for (int round = 0; round < kMaxRounds && (round < 2 || Clock::now() < deadline); round++) {
         for (Candidate &c : list) {
             if (c.best_ns < 0 || Clock::now() > hard_deadline) continue;
-            const double ns = time_calls(p, c, in, out, calls);
+            const double ns = time_calls(p, c, scratch, calls);
             c.best_ns = ns < 0 ? -1 : std::min(c.best_ns, ns);
             c.round_ns.push_back(ns);
         }
@@ -242,15 +248,12 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
         Candidate &rules = list[0];
         rules.round_ns.clear();
         best->round_ns.clear();
-        Scratch other_in, other_out;
-        const bool moved = other_in.allocate(p.in_low_bytes, p.in_span_bytes, p.in.data) &&
-                           other_out.allocate(p.out_low_bytes, p.out_span_bytes, p.out.data);
-        const Scratch &confirm_in = moved ? other_in : in;
-        Scratch &confirm_out = moved ? other_out : out;
+        ScratchTensors elsewhere;
+        ScratchTensors &confirm = elsewhere.allocate(p) ? elsewhere : scratch;
         for (int round = 0; round < kConfirmRounds; round++) {
             Candidate &first = round % 2 ? *best : rules, &second = round % 2 ? rules : *best;
-            first.round_ns.push_back(time_calls(p, first, confirm_in, confirm_out, calls));
-            second.round_ns.push_back(time_calls(p, second, confirm_in, confirm_out, calls));
+            first.round_ns.push_back(time_calls(p, first, confirm, calls));
+            second.round_ns.push_back(time_calls(p, second, confirm, calls));
         }
         if (paired_ratio(*best, rules) > 1 - kMinGain) best = &rules;
     }

@@ -59,34 +59,41 @@ function(spacedepth_split_gpu_targets cpu_var default_cpu_targets)
     set(${cpu_var} "${cpu}" PARENT_SCOPE)
 endfunction ()
 
-# Keeps, of the targets in the list `var`, the first one this machine can run, as Halide's
-# multi-target wrappers would pick at run time: its features are all among those Halide sees on
-# this host (halide.get_host_target(), from the Python bindings of the Halide in .venv). For
-# builds that only run here (make demo): one target's kernels instead of every rung's.
+# Keeps, of the targets in the list `var`, the first one this machine can run, as the kernels'
+# multi-target wrappers pick at run time: the CPU probe the runtime uses (runtime/cpu_probe.cpp,
+# CPUID bits and XCR0), compiled here on its own and run, never Halide's get_host_target(), which
+# takes AVX-512 from the model number of some AMD CPUs whose VM masks it. For builds that only
+# run here (make demo): one target's kernels instead of every rung's.
+# SPACEDEPTH_CPU_PROBE_LAUNCHER runs the probe through a launcher, for example
+# "qemu-x86_64;-cpu;EPYC-Milan,family=25,model=97": the answer of an emulated CPU (ctest
+# emulated_demo_build).
+set(SPACEDEPTH_CPU_PROBE_LAUNCHER "" CACHE STRING "Command (a list) the configure's CPU probe runs under, for SPACEDEPTH_HOST_TARGET_ONLY")
 function(spacedepth_keep_host_target var)
-    if (NOT SPACEDEPTH_HALIDE_PYTHON)
-        message(WARNING "SPACEDEPTH_HOST_TARGET_ONLY: Halide's Python bindings were not found, so this machine's features are unknown; keeping every target")
-        return ()
+    set(probe "${PROJECT_BINARY_DIR}/CMakeFiles/spacedepth_cpu_probe")
+    try_compile(compiled
+                SOURCES "${PROJECT_SOURCE_DIR}/runtime/cpu_probe.cpp" "${PROJECT_SOURCE_DIR}/tools/cpu_probe_main.cpp"
+                CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR}"
+                CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+                COPY_FILE "${probe}"
+                OUTPUT_VARIABLE log)
+    if (NOT compiled)
+        message(FATAL_ERROR "SPACEDEPTH_HOST_TARGET_ONLY: the CPU probe (tools/cpu_probe_main.cpp) did not compile:\n${log}")
     endif ()
-    execute_process(COMMAND "${SPACEDEPTH_HALIDE_PYTHON}" -c "import halide; print(halide.get_host_target())"
-                    OUTPUT_VARIABLE host OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
-    if (NOT rc EQUAL 0)
-        message(FATAL_ERROR "SPACEDEPTH_HOST_TARGET_ONLY: halide.get_host_target() failed (${rc})")
+    list(JOIN ${var} "," targets)
+    execute_process(COMMAND ${SPACEDEPTH_CPU_PROBE_LAUNCHER} "${probe}" "${targets}"
+                    OUTPUT_VARIABLE answer ERROR_VARIABLE error OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+    string(REGEX MATCH "features: ([^\n]*)" _ "${answer}")
+    set(features "${CMAKE_MATCH_1}")
+    string(REGEX MATCH "cpu: ([^\n]*)" _ "${answer}")
+    set(cpu "${CMAKE_MATCH_1}")
+    string(REGEX MATCH "target: ([^\n]*)" _ "${answer}")
+    set(kept "${CMAKE_MATCH_1}")
+    if (NOT rc EQUAL 0 OR NOT kept)
+        message(FATAL_ERROR "SPACEDEPTH_HOST_TARGET_ONLY: the CPU probe ${SPACEDEPTH_CPU_PROBE_LAUNCHER} ${probe} failed (${rc}): ${answer}${error}")
     endif ()
-    string(REPLACE "-" ";" host_parts "${host}")
-    foreach (target IN LISTS ${var})
-        string(REPLACE "-" ";" parts "${target}")
-        set(runnable TRUE)
-        foreach (part IN LISTS parts)
-            if (NOT part IN_LIST host_parts)
-                set(runnable FALSE)
-            endif ()
-        endforeach ()
-        if (runnable)
-            message(STATUS "kernels: this machine's target only, ${target} (Halide sees ${host})")
-            set(${var} "${target}" PARENT_SCOPE)
-            return ()
-        endif ()
-    endforeach ()
-    message(FATAL_ERROR "SPACEDEPTH_HOST_TARGET_ONLY: this machine (${host}) runs none of ${${var}}")
+    if (kept STREQUAL "none")
+        message(FATAL_ERROR "SPACEDEPTH_HOST_TARGET_ONLY: this CPU (${cpu}; features: ${features}) runs none of the targets ${${var}}: add one it runs, such as x86-64-linux, to SPACEDEPTH_TARGETS")
+    endif ()
+    message(STATUS "kernels: this machine's target only, ${kept} (CPU probe: ${cpu}; features: ${features})")
+    set(${var} "${kept}" PARENT_SCOPE)
 endfunction ()

@@ -109,7 +109,10 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
         if (device == Device::Host && !problem.empty && cpu_kernel_target() == "none") {
             return error(SD_ERROR_UNSUPPORTED,
                          std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
-                             SPACEDEPTH_KERNEL_TARGETS + "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
+                             SPACEDEPTH_KERNEL_TARGETS + "): its features are " +
+                             cpu_probe::present_names(cpu_features()) + " (" +
+                             cpu_probe::identity(cpu_probe::read_cpuid()) +
+                             "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
         }
         planned->problem = problem;
         planned->plan = Plan{};
@@ -407,11 +410,9 @@ std::string build_info() {
     }
     s << "\n";
     s << "kernel targets (best first, chosen at run time): " << SPACEDEPTH_KERNEL_TARGETS << "\n";
-    s << "CPU features seen:";
-    for (const detail::Feature &f : detail::cpu_features()) {
-        if (f.present) s << " " << f.halide_name;
-    }
-    s << "\n";
+    s << "CPU: " << cpu_probe::identity(cpu_probe::read_cpuid())
+      << " (features from CPUID bits and XCR0, not the model)\n";
+    s << "CPU features seen: " << cpu_probe::present_names(detail::cpu_features()) << "\n";
     s << "target this CPU runs: " << detail::cpu_kernel_target() << "\n";
     if (const std::string &t = detail::cpu_kernel_target(); t.find("-avx512_cannonlake") != std::string::npos) {
         // The VBMI rung is built for the 1-byte kernels only (generators/CMakeLists.txt).

@@ -5,10 +5,8 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #ifndef SPACEDEPTH_KERNEL_TARGETS
 #define SPACEDEPTH_KERNEL_TARGETS "unknown"
@@ -30,34 +28,6 @@ const TunedTarget kTunedTargets[] = {
 #include "runtime/tuned_targets.inc"
     {nullptr, nullptr, nullptr, {}},
 };
-
-#if defined(__x86_64__) || defined(__i386__)
-bool has_f16c() {  // CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c")
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
-}
-#endif
-
-std::string select_target(const std::string &targets) {
-    const std::vector<Feature> features = cpu_features();
-    std::istringstream list(targets);
-    std::string target;
-    while (std::getline(list, target, ',')) {
-        target.erase(0, target.find_first_not_of(' '));
-        bool runnable = true;
-        std::istringstream parts(target);
-        std::string part;
-        while (std::getline(parts, part, '-')) {
-            for (const Feature &f : features) {
-                runnable &= part != f.halide_name || f.present;
-            }
-        }
-        if (runnable) {
-            return target;
-        }
-    }
-    return "none";
-}
 
 // The switch points in use, readable while another thread sets them.
 struct CurrentSwitchPoints {
@@ -86,29 +56,16 @@ CurrentSwitchPoints &current() {
 
 }  // namespace
 
-std::vector<Feature> cpu_features() {
-#if defined(__x86_64__) || defined(__i386__)
-    std::vector<Feature> features = {
-        {"sse41", __builtin_cpu_supports("sse4.1") != 0, 1},
-        {"avx", __builtin_cpu_supports("avx") != 0, 2},
-        {"avx2", __builtin_cpu_supports("avx2") != 0, 2},
-        {"fma", __builtin_cpu_supports("fma") != 0, 2},
-        {"f16c", has_f16c(), 2},
-        {"avx512", __builtin_cpu_supports("avx512f") != 0, 3},
-        {"avx512_skylake",
-         __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512cd"),
-         3},
-        {"avx512_cannonlake", __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512ifma"), 4}};
-    const IsaCap &cap = isa_cap();
-    for (Feature &f : features) {
-        f.present &= cap.level < 0 || f.level <= cap.level;
-    }
+const std::vector<Feature> &cpu_features() {
+    static const std::vector<Feature> features = [] {
+        std::vector<Feature> f = cpu_probe::features_of_this_cpu();
+        const IsaCap &cap = isa_cap();
+        for (Feature &feature : f) {
+            feature.present &= cap.level < 0 || feature.level <= cap.level;
+        }
+        return f;
+    }();
     return features;
-#else
-    return {};
-#endif
 }
 
 const IsaCap &isa_cap() {
@@ -127,45 +84,83 @@ const IsaCap &isa_cap() {
 
 namespace {
 
-// The ISA level of one of the multi-target wrappers' paths, from its Halide feature bits.
-int level_of(const uint64_t *features) {
-    auto has = [features](int bit) { return (features[bit >> 6] >> (bit & 63)) & 1; };
-    if (has(halide_target_feature_avx512_cannonlake)) return 4;
-    if (has(halide_target_feature_avx512_skylake) || has(halide_target_feature_avx512)) return 3;
-    if (has(halide_target_feature_avx2) || has(halide_target_feature_fma) || has(halide_target_feature_avx)) return 2;
-    if (has(halide_target_feature_sse41)) return 1;
-    return 0;
+#if defined(__x86_64__) || defined(__i386__)
+// Halide's feature bit for each x86 feature the probe names (its table lists every x86 feature
+// of Halide 21's targets).
+struct FeatureBit {
+    halide_target_feature_t bit;
+    const char *halide_name;
+};
+constexpr FeatureBit kX86FeatureBits[] = {
+    {halide_target_feature_sse41, "sse41"},
+    {halide_target_feature_avx, "avx"},
+    {halide_target_feature_avx2, "avx2"},
+    {halide_target_feature_fma, "fma"},
+    {halide_target_feature_f16c, "f16c"},
+    {halide_target_feature_avxvnni, "avxvnni"},
+    {halide_target_feature_avx512, "avx512"},
+    {halide_target_feature_avx512_knl, "avx512_knl"},
+    {halide_target_feature_avx512_skylake, "avx512_skylake"},
+    {halide_target_feature_avx512_cannonlake, "avx512_cannonlake"},
+    {halide_target_feature_avx512_zen4, "avx512_zen4"},
+    {halide_target_feature_avx512_zen5, "avx512_zen5"},
+    {halide_target_feature_avx512_sapphirerapids, "avx512_sapphirerapids"},
+    {halide_target_feature_avx10_1, "avx10_1"},
+    {halide_target_feature_x86_apx, "x86_apx"},
+    {halide_target_feature_fma4, "fma4"},
+};
+
+// A hook installed before this one by the program itself (not Halide's default), asked after the
+// probe says yes.
+halide_can_use_target_features_t program_hook = nullptr;
+
+// The kernels' multi-target wrappers ask this which path to take, once each, at their first call.
+// It answers from the probe (and the ISA cap), never from Halide's default, which reads AVX-512
+// from the model number of some AMD CPUs (runtime/cpu_probe.h).
+int probe_can_use(int count, const uint64_t *features) {
+    const std::vector<Feature> &present = cpu_features();
+    for (const FeatureBit &f : kX86FeatureBits) {
+        if (f.bit / 64 >= count || ((features[f.bit / 64] >> (f.bit % 64)) & 1) == 0) continue;
+        bool available = false;
+        for (const Feature &p : present) {
+            available |= p.present && std::strcmp(p.halide_name, f.halide_name) == 0;
+        }
+        if (!available) return 0;
+    }
+    return program_hook != nullptr ? program_hook(count, features) : 1;
 }
+#endif
 
-halide_can_use_target_features_t uncapped_can_use = nullptr;
-
-// The wrappers ask this which path to take, once each, at their first call: paths above the cap
-// are refused, the rest decided as before (by Halide's default, or by a hook installed earlier).
-int capped_can_use(int count, const uint64_t *features) {
-    if (level_of(features) > isa_cap().level) return 0;
-    return uncapped_can_use(count, features);
-}
-
-// The cap must be in place before any wrapper's first call, so it is installed when the library
+// The hook must be in place before any wrapper's first call, so it is installed when the library
 // is loaded, and again (once) at the first call, for a process that reaches the library before
 // static initialisation has run this file.
-bool install_isa_cap() {
+bool install_probe_hook() {
     static const bool installed = [] {
-        if (isa_cap().level >= 0) {
-            uncapped_can_use = halide_set_custom_can_use_target_features(capped_can_use);
-        }
+#if defined(__x86_64__) || defined(__i386__)
+        const halide_can_use_target_features_t before = halide_set_custom_can_use_target_features(probe_can_use);
+        if (before != halide_default_can_use_target_features && before != probe_can_use) program_hook = before;
+#endif
         return true;
     }();
     return installed;
 }
-const bool isa_cap_installed_at_load = install_isa_cap();
+const bool probe_hook_installed_at_load = install_probe_hook();
 
 }  // namespace
 
+bool x86_feature_has_halide_bit(const char *halide_name) {
+#if defined(__x86_64__) || defined(__i386__)
+    for (const FeatureBit &f : kX86FeatureBits) {
+        if (std::strcmp(f.halide_name, halide_name) == 0) return true;
+    }
+#endif
+    return false;
+}
+
 const std::string &cpu_kernel_target() {
     static const std::string target = [] {
-        install_isa_cap();
-        return select_target(SPACEDEPTH_KERNEL_TARGETS);
+        install_probe_hook();
+        return cpu_probe::select_target(SPACEDEPTH_KERNEL_TARGETS, cpu_features());
     }();
     return target;
 }

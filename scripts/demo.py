@@ -1,6 +1,9 @@
 """`make demo`: the six seed examples of docs/SPEC.md section 6 through the spacedepth CLI, printed, and
 again through the Python module (the build's python/), then a short benchmark table beside memcpy.
-usage: demo.py [CLI]  (default build-demo/bin/spacedepth; scripts/demo.sh sets PYTHONPATH)"""
+usage: demo.py [CLI] [--no-bench]  (default build-demo/bin/spacedepth; scripts/demo.sh sets PYTHONPATH)
+SPACEDEPTH_CLI_EMULATOR runs the CLI through an emulator, such as "qemu-x86_64 -cpu Haswell"
+(ctest emulated_demo_build, which runs this whole script under the same emulator)."""
+import argparse
 import json
 import os
 import subprocess
@@ -9,7 +12,8 @@ import tempfile
 
 import numpy as np
 
-CLI = sys.argv[1] if len(sys.argv) > 1 else "build-demo/bin/spacedepth"
+CLI = "build-demo/bin/spacedepth"
+EMULATOR = os.environ.get("SPACEDEPTH_CLI_EMULATOR", "").split()
 
 SEEDS = [  # NHWC [N, H, W, C], DCR, block 2 (TensorFlow's SpaceToDepth / DepthToSpace docs)
     np.array([[[[1], [2]], [[3], [4]]]], dtype=np.float32),
@@ -22,7 +26,7 @@ SEEDS = [  # NHWC [N, H, W, C], DCR, block 2 (TensorFlow's SpaceToDepth / DepthT
 def run(op, x, tmp):
     src, dst = os.path.join(tmp, "in.npy"), os.path.join(tmp, "out.npy")
     np.save(src, x)
-    subprocess.run([CLI, "run", "--op", op, "--block", "2", "--order", "DCR", "--layout", "NHWC",
+    subprocess.run([*EMULATOR, CLI, "run", "--op", op, "--block", "2", "--order", "DCR", "--layout", "NHWC",
                     "--in", src, "--out", dst], check=True)
     return np.load(dst)
 
@@ -32,6 +36,12 @@ def fmt(a):
 
 
 def main():
+    global CLI
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cli", nargs="?", default=CLI, help="the spacedepth CLI (default %(default)s)")
+    parser.add_argument("--no-bench", action="store_true", help="the seed examples only, no benchmark table")
+    args = parser.parse_args()
+    CLI = args.cli
     print("Seed examples (docs/SPEC.md section 6), NHWC, DCR, block 2, through `spacedepth run`:\n")
     with tempfile.TemporaryDirectory() as tmp:
         for x in SEEDS:
@@ -53,11 +63,13 @@ def main():
         print(f"\nThe same six through the Python module (`import spacedepth`, {spacedepth.__version__}): "
               "identical.\n    spacedepth.space_to_depth(x, 2) -> " + fmt(spacedepth.space_to_depth(SEEDS[2], 2)))
 
-    info = subprocess.run([CLI, "info"], check=True, capture_output=True, text=True).stdout
+    info = subprocess.run([*EMULATOR, CLI, "info"], check=True, capture_output=True, text=True).stdout
     targets = next(line.split(": ", 1)[1] for line in info.splitlines() if line.startswith("kernel targets"))
     print(f"\nKernel targets in this build: {targets}" +
           ("\n(this machine's own: `make all` builds every x86 target, as a package would)" if "," not in targets else ""))
 
+    if args.no_bench:
+        return
     # 64 MiB tensors (beyond this machine's 32 MiB L3) on one thread, each beside a 1-thread memcpy
     # of the same bytes timed alternately with it: DRAM bandwidth is the stable yardstick. (16 MiB
     # tensors straddle the L3 and the 2-thread copy: their memcpy figures ranged 43-121 GB/s.)
@@ -73,7 +85,7 @@ def main():
     ]
     print(f"{'case':54} {'MiB':>5} {'GB/s':>7} {'memcpy':>7} {'ratio':>6}")
     for op, order, layout, dtype, shape in cases:
-        r = subprocess.run([CLI, "bench", "--op", op, "--order", order, "--layout", layout, "--dtype", dtype,
+        r = subprocess.run([*EMULATOR, CLI, "bench", "--op", op, "--order", order, "--layout", layout, "--dtype", dtype,
                             "--block", "2", "--shape", shape, "--threads", "1", "--rounds", "7", "--json"],
                            check=True, capture_output=True, text=True)
         j = json.loads(r.stdout)

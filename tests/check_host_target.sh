@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# SPACEDEPTH_HOST_TARGET_ONLY (make demo's build) keeps the target this machine runs, as two
-# independent readings of the CPU agree: the configure's, through Halide's Python bindings
-# (cmake/HalideTargets.cmake), and the runtime's own choice through cpuid in this build
-# (`spacedepth info`, runtime/tuning.cpp), which is what Halide's multi-target wrappers run.
-# Configures only (a few seconds).
-# usage: check_host_target.sh CMAKE NINJA SOURCE_DIR HOST_BUILD_DIR OUT_DIR
+# SPACEDEPTH_HOST_TARGET_ONLY (make demo's build) keeps the target this machine runs: the
+# configure's CPU probe (cmake/HalideTargets.cmake, runtime/cpu_probe.cpp compiled on its own)
+# and the runtime of the host build (`spacedepth info`), which answers the kernels' multi-target
+# wrappers, agree, and the kernels are generated for that target alone.
+# With --emulate CPU, both run under qemu-x86_64 -cpu CPU (SPACEDEPTH_CPU_PROBE_LAUNCHER): the
+# answer of another CPU, such as a Zen 4 whose VM masks AVX-512. With --build, the demo build made
+# that way is built (its kernels, CLI and Python module, as `make demo` builds them) and its seed
+# examples are printed under the same emulated CPU (scripts/demo.py --no-bench).
+# usage: check_host_target.sh CMAKE NINJA SOURCE_DIR HOST_BUILD_DIR OUT_DIR [--emulate CPU] [--build]
 set -euo pipefail
-cmake="$1"; ninja="$2"; src="$3"; host="$4"; out="$5"
+cmake="$1"; ninja="$2"; src="$3"; host="$4"; out="$5"; shift 5
+emulator=(); build=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --emulate) emulator=(qemu-x86_64 -cpu "$2"); shift 2 ;;
+        --build) build=1; shift ;;
+        *) echo "check_host_target.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+launcher=$(IFS=';'; echo "${emulator[*]:-}")
+python=OFF
+[ $build -eq 1 ] && python=ON
 rm -rf "$out"
 "$cmake" -S "$src" -B "$out" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release \
-    -DSPACEDEPTH_HOST_TARGET_ONLY=ON -Dspacedepth-halide_generators_ROOT="$host" -DSPACEDEPTH_BUILD_TESTS=OFF \
-    -DSPACEDEPTH_BUILD_BENCH=OFF -DSPACEDEPTH_BUILD_PYTHON=OFF -DSPACEDEPTH_CUDA=OFF > "$out.log" 2>&1 \
+    -DSPACEDEPTH_HOST_TARGET_ONLY=ON -DSPACEDEPTH_CPU_PROBE_LAUNCHER="$launcher" \
+    -Dspacedepth-halide_generators_ROOT="$host" -DSPACEDEPTH_BUILD_TESTS=OFF -DSPACEDEPTH_BUILD_BENCH=OFF \
+    -DSPACEDEPTH_BUILD_PYTHON=$python -DSPACEDEPTH_CUDA=OFF > "$out.log" 2>&1 \
     || { cat "$out.log"; echo "FAIL: configure"; exit 1; }
-kept=$(sed -n "s/^-- kernels: this machine's target only, \([^ ]*\) (Halide sees .*/\1/p" "$out.log")
-runs=$("$host/bin/spacedepth" info | sed -n 's/^target this CPU runs: //p')
+grep "^-- kernels: this machine's target only" "$out.log"
+kept=$(sed -n "s/^-- kernels: this machine's target only, \([^ ]*\) (CPU probe: .*/\1/p" "$out.log")
+runs=$("${emulator[@]}" "$host/bin/spacedepth" info 2>/dev/null | sed -n 's/^target this CPU runs: //p')
 echo "configure kept: $kept"
-echo "runtime runs:   $runs"
+echo "runtime runs:   $runs${emulator:+ (under ${emulator[*]})}"
 [ -n "$kept" ] || { cat "$out.log"; echo "FAIL: the configure did not keep one target"; exit 1; }
 [ "$kept" = "$runs" ] || { echo "FAIL: the configure keeps a target the runtime would not run"; exit 1; }
 # The kernels are generated for that target alone. (grep reads all of ninja's output: with -q it
@@ -23,3 +39,16 @@ echo "runtime runs:   $runs"
 "$ninja" -C "$out" -t commands spacedepth | grep -E -- "-f spacedepth_general_u8 .* target=$kept-[^ ,]* " >/dev/null \
     || { echo "FAIL: general_u8 is not generated for $kept alone"; exit 1; }
 echo "ok: SPACEDEPTH_HOST_TARGET_ONLY keeps $kept"
+[ $build -eq 1 ] || exit 0
+
+# One job: ctest runs this beside other tests (PROCESSORS 1 in tests/CMakeLists.txt).
+"$cmake" --build "$out" -j 1 > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; echo "FAIL: the demo build"; exit 1; }
+targets=$("${emulator[@]}" "$out/bin/spacedepth" info 2>/dev/null | sed -n 's/^kernel targets (best first, chosen at run time): //p')
+echo "the demo build's kernel targets: $targets"
+[ "$targets" = "$kept" ] || { echo "FAIL: the demo build has kernels for $targets, not $kept alone"; exit 1; }
+# The demo itself, Python and the CLI under the emulated CPU (stderr: qemu's warnings about
+# features TCG lacks).
+PYTHONPATH="$out/python" SPACEDEPTH_CLI_EMULATOR="${emulator[*]:-}" \
+    "${emulator[@]}" "$src/.venv/bin/python" "$src/scripts/demo.py" --no-bench "$out/bin/spacedepth" 2>"$out/demo.err" \
+    || { cat "$out/demo.err"; echo "FAIL: the demo"; exit 1; }
+echo "ok: the demo build for $kept printed the seed examples"

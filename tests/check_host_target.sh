@@ -4,9 +4,11 @@
 # and the runtime of the host build (`spacedepth info`), which answers the kernels' multi-target
 # wrappers, agree, and the kernels are generated for that target alone.
 # With --emulate CPU, both run under qemu-x86_64 -cpu CPU (SPACEDEPTH_CPU_PROBE_LAUNCHER): the
-# answer of another CPU, such as a Zen 4 whose VM masks AVX-512. With --build, the demo build made
-# that way is built (its kernels, CLI and Python module, as `make demo` builds them) and its seed
-# examples are printed under the same emulated CPU (scripts/demo.py --no-bench).
+# answer of another CPU, such as a Zen 4 whose VM masks AVX-512, and an AVX-512-only target
+# list must stop that configure with a message naming the CPU and its features. With --build,
+# the demo build made that way is built (its kernels, CLI and Python module, as `make demo`
+# builds them) and its seed examples are printed under the same emulated CPU
+# (scripts/demo.py --no-bench).
 # usage: check_host_target.sh CMAKE NINJA SOURCE_DIR HOST_BUILD_DIR OUT_DIR [--emulate CPU] [--build]
 set -euo pipefail
 cmake="$1"; ninja="$2"; src="$3"; host="$4"; out="$5"; shift 5
@@ -19,6 +21,22 @@ while [ $# -gt 0 ]; do
     esac
 done
 launcher=$(IFS=';'; echo "${emulator[*]:-}")
+if [ ${#emulator[@]} -gt 0 ]; then
+    # A target list this CPU runs none of stops the configure, naming the CPU, its features and
+    # the targets (the emulated CPUs here have no AVX-512).
+    rm -rf "$out.none"
+    if "$cmake" -S "$src" -B "$out.none" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DSPACEDEPTH_HOST_TARGET_ONLY=ON \
+        -DSPACEDEPTH_CPU_PROBE_LAUNCHER="$launcher" -DSPACEDEPTH_TARGETS=x86-64-linux-avx512 \
+        -Dspacedepth-halide_generators_ROOT="$host" -DSPACEDEPTH_BUILD_TESTS=OFF -DSPACEDEPTH_BUILD_BENCH=OFF \
+        -DSPACEDEPTH_BUILD_PYTHON=OFF -DSPACEDEPTH_CUDA=OFF > "$out.none.log" 2>&1; then
+        echo "FAIL: an AVX-512-only build configured for a CPU without AVX-512"; exit 1
+    fi
+    message=$(tr -s ' \n' ' ' < "$out.none.log")
+    for want in "runs none of the targets x86-64-linux-avx512-avx512_skylake" "features: sse41 avx avx2 fma f16c" " family 0x"; do
+        grep -qF -- "$want" <<< "$message" || { cat "$out.none.log"; echo "FAIL: the error does not say '$want'"; exit 1; }
+    done
+    echo "ok: an AVX-512-only build is refused: $(grep -o 'this CPU (.*' <<< "$message" | cut -c1-200)"
+fi
 python=OFF
 [ $build -eq 1 ] && python=ON
 rm -rf "$out"

@@ -175,10 +175,10 @@ std::string describe_planned(const PlannedCall &planned) {
                       m.plan_ms, planned.plan.input_loop_order ? "input" : "output", m.best_ns / 1000);
         s << text;
         if (m.best_ns < m.rules_ns) {
-            std::snprintf(text, sizeof(text), ", the rules' plan %.3g us", m.rules_ns / 1000);
+            std::snprintf(text, sizeof(text), " against %.3g us for the rules' plan", m.rules_ns / 1000);
             s << text;
         } else {
-            s << ", the rules' plan";
+            s << ", which is the rules' plan";
         }
     } else if (!m.not_timed.empty()) {
         s << "; not measured: " << m.not_timed;

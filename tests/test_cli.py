@@ -170,6 +170,40 @@ class CliTest(unittest.TestCase):
                              "--out", self.path("out.npy")], "--block must be")
         self.expect_failure(["run", "--op", "shuffle", "--in", "a", "--out", self.path("out.npy")], "--op")
 
+    def test_arguments_are_refused_in_plain_terms(self):
+        np.save(self.path("good.npy"), random_array((1, 4, 4, 1), np.float32, self.rng))
+        run = ["run", "--op", "space_to_depth", "--in", self.path("good.npy"), "--out", self.path("out.npy")]
+        # The thread range in plain numbers (CLI11's own check printed DBL_MAX), and no silent cap.
+        for threads in ("-1", "1000", "2x", "99999999999999999999"):
+            self.expect_failure(run + ["--threads", threads], f"--threads: must be 0 to 256, got {threads}")
+        # A block too large for 64 bits is refused, not saturated; one that fits is the library's.
+        self.expect_failure(run + ["--block", "99999999999999999999"], "--block: 99999999999999999999 does not fit")
+        self.expect_failure(run + ["--block", "2x18446744073709551616"], "18446744073709551616 does not fit")
+        self.expect_failure(run + ["--block", "9223372036854775807"], "overflows int64")
+        for bad in ("2x", "x2", "2x2x2x2", "-", "2 "):
+            self.expect_failure(run + ["--block", bad], "--block must be B, BHxBW or BDxBHxBW")
+        bench = ["bench", "--op", "space_to_depth", "--rounds", "1"]
+        self.expect_failure(bench + ["--shape", "1,2"], "--shape takes 3 to 5 values (N,C,W or N,C,H,W or N,C,D,H,W), got 2")
+        self.expect_failure(bench + ["--shape", "1,2,3,4,5,6"], "--shape")
+        help_text = self.cli("bench", "--help").stdout
+        self.assertIn("--shape N,C,[D,][H,]W", help_text)
+        self.assertIn("3 to 5 values", help_text)
+        self.assertNotIn(" x 3", help_text)
+
+    def test_out_naming_the_input_needs_force(self):
+        x = random_array((1, 4, 4, 2), np.float32, self.rng)
+        np.save(self.path("x.npy"), x)
+        before = pathlib.Path(self.path("x.npy")).read_bytes()
+        same = os.path.join(self.dir.name, ".", "x.npy")  # another spelling of the same file
+        r = self.cli("run", "--op", "space_to_depth", "--in", self.path("x.npy"), "--out", same)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stderr.strip().splitlines(), [f"spacedepth: error: --out {same} is the input file: "
+                                                         "pass --force to replace it with the result"])
+        self.assertEqual(pathlib.Path(self.path("x.npy")).read_bytes(), before)
+        r = self.cli("run", "--op", "space_to_depth", "--in", self.path("x.npy"), "--out", same, "--force")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(np.array_equal(np.load(self.path("x.npy")), reference(x, "space_to_depth", 2, "DCR", "NHWC", "NHWC")))
+
     def test_fortran_order_and_big_endian_files(self):
         # A Fortran-order file is a strided view of its payload; the output is C order.
         for layout, dims in [("NHWC", (2, 3, 4, 6)), ("NCHW", (1, 5, 4, 8)), ("NCDHW", (1, 2, 2, 4, 6))]:

@@ -12,9 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -39,6 +41,22 @@ std::vector<std::string> names_of(const char *(*name)(E)) {
     std::vector<std::string> names;
     for (int i = 0; name(static_cast<E>(i)) != nullptr; i++) names.emplace_back(name(static_cast<E>(i)));
     return names;
+}
+
+constexpr int kMaxThreads = 256;
+
+void check_shape_count(const std::vector<int64_t> &shape) {
+    if (shape.size() < 3 || shape.size() > 5) {
+        throw CliError("--shape takes 3 to 5 values (N,C,W or N,C,H,W or N,C,D,H,W), got " +
+                       std::to_string(shape.size()));
+    }
+}
+
+// Whether text is one whole decimal integer in [lo, hi].
+bool in_range(const std::string &text, int64_t lo, int64_t hi) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    return ec == std::errc() && end == text.data() + text.size() && v >= lo && v <= hi;
 }
 
 template <typename E>
@@ -71,8 +89,14 @@ void add_call_options(CLI::App *cmd, CallOptions &o, bool op_required) {
         ->check(known_layout)
         ->capture_default_str();
     cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")->check(known_layout);
-    cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N")
-        ->check(CLI::NonNegativeNumber);
+    // Halide's thread pool holds at most kMaxThreads threads: a larger count is refused, not capped.
+    cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N (at most 256)")
+        ->check(CLI::Validator(
+            [](std::string &v) {
+                return in_range(v, 0, kMaxThreads) ? std::string()
+                                                   : "must be 0 to " + std::to_string(kMaxThreads) + ", got " + v;
+            },
+            "0-256"));
 }
 
 Layout parse_layout(const std::string &s) { return parse_name(s, layout_from_name); }
@@ -82,16 +106,30 @@ Params parse_params(const CallOptions &o) {
     p.op = parse_name(o.op, op_from_name);
     p.order = parse_name(o.order, order_from_name);
     p.threads = o.threads;
-    long long bd = 0, bh = 0, bw = 0;
-    char tail = 0;
-    if (std::sscanf(o.block.c_str(), "%lldx%lldx%lld%c", &bd, &bh, &bw, &tail) == 3) {
-        p.block = Block(bd, bh, bw);
-    } else if (std::sscanf(o.block.c_str(), "%lldx%lld%c", &bh, &bw, &tail) == 2) {
-        p.block = Block(bh, bw);
-    } else if (std::sscanf(o.block.c_str(), "%lld%c", &bh, &tail) == 1) {
-        p.block = Block(bh);
+    // B, BHxBW or BDxBHxBW, each a whole 64-bit integer: a value too large for one is refused
+    // (sscanf saturated it), a large one that fits is the library's to judge (and refuse).
+    std::vector<int64_t> sizes;
+    const std::string usage =
+        "--block must be B, BHxBW or BDxBHxBW (for example 2, 2x3 or 2x2x2): got '" + o.block + "'";
+    for (size_t start = 0; start <= o.block.size();) {
+        const size_t x = std::min(o.block.find('x', start), o.block.size());
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(o.block.data() + start, o.block.data() + x, v);
+        if (ec == std::errc::result_out_of_range) {
+            throw CliError("--block: " + o.block.substr(start, x - start) + " does not fit a 64-bit integer");
+        }
+        if (ec != std::errc() || end != o.block.data() + x || x == start) throw CliError(usage);
+        sizes.push_back(v);
+        start = x + 1;
+    }
+    if (sizes.size() == 3) {
+        p.block = Block(sizes[0], sizes[1], sizes[2]);
+    } else if (sizes.size() == 2) {
+        p.block = Block(sizes[0], sizes[1]);
+    } else if (sizes.size() == 1) {
+        p.block = Block(sizes[0]);
     } else {
-        throw CliError("--block must be B, BHxBW or BDxBHxBW (for example 2, 2x3 or 2x2x2): got '" + o.block + "'");
+        throw CliError(usage);
     }
     return p;
 }
@@ -159,7 +197,11 @@ DenseCall resolve_dense_call(const CallOptions &o, const std::vector<int64_t> &s
     return c;
 }
 
-int cmd_run(const CallOptions &o, const std::string &in_path, const std::string &out_path) {
+int cmd_run(const CallOptions &o, const std::string &in_path, const std::string &out_path, bool force) {
+    std::error_code same_error;
+    if (!force && std::filesystem::equivalent(in_path, out_path, same_error)) {
+        throw CliError("--out " + out_path + " is the input file: pass --force to replace it with the result");
+    }
     const Params p = parse_params(o);
     const Layout in_layout = parse_layout(o.layout);
     const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
@@ -376,17 +418,23 @@ int main(int argc, char **argv) {
     add_call_options(run_cmd, run_o, true);
     run_cmd->add_option("--in", in_path, "input .npy")->required();
     run_cmd->add_option("--out", out_path, "output .npy (written only on success)")->required();
+    bool force = false;
+    run_cmd->add_flag("--force", force, "let --out name the input file (it is replaced with the result)");
     run_cmd->add_option("--dtype", run_o.dtype,
                         "override the file's dtype with one of the same width (bfloat16, qint8, ...)");
 
+    // CLI11's help would say "x 3" for a minimum of three values: it takes 1 to 5, and
+    // check_shape_count() says what is missing.
     std::vector<int64_t> bench_shape, info_shape;
     bool json = false;
     int rounds = 7;
     auto *bench_cmd = app.add_subcommand("bench", "GB/s of one call beside a same-size memcpy, in the same run");
     add_call_options(bench_cmd, bench_o, true);
-    bench_cmd->add_option("--shape", bench_shape, "the input's logical dims: N,C,W or N,C,H,W or N,C,D,H,W")
+    bench_cmd
+        ->add_option("--shape", bench_shape, "the input's logical dims, 3 to 5 values: N,C,W or N,C,H,W or N,C,D,H,W")
         ->delimiter(',')
-        ->expected(3, 5)
+        ->expected(1, 5)
+        ->type_name("N,C,[D,][H,]W")
         ->required();
     bench_cmd->add_option("--dtype", bench_o.dtype, "element type (default float32)");
     bench_cmd->add_option("--rounds", rounds, "timing rounds (median reported)")->check(CLI::PositiveNumber);
@@ -403,9 +451,11 @@ int main(int argc, char **argv) {
     auto *info_cmd = app.add_subcommand(
         "info", "version, kernels, targets, CPU features; with --op and --shape, the variant a call would use");
     add_call_options(info_cmd, info_o, false);
-    info_cmd->add_option("--shape", info_shape, "the input's logical dims: N,C,W or N,C,H,W or N,C,D,H,W")
+    info_cmd
+        ->add_option("--shape", info_shape, "the input's logical dims, 3 to 5 values: N,C,W or N,C,H,W or N,C,D,H,W")
         ->delimiter(',')
-        ->expected(3, 5);
+        ->expected(1, 5)
+        ->type_name("N,C,[D,][H,]W");
     info_cmd->add_option("--dtype", info_o.dtype, "element type (default float32)");
 
     try {
@@ -413,8 +463,9 @@ int main(int argc, char **argv) {
         if (run_o.threads || bench_o.threads) {
             set_num_threads(std::max(run_o.threads, bench_o.threads));
         }
-        if (*run_cmd) return cmd_run(run_o, in_path, out_path);
+        if (*run_cmd) return cmd_run(run_o, in_path, out_path, force);
         if (*bench_cmd) {
+            check_shape_count(bench_shape);
             if (!wisdom.empty() && std::ifstream(wisdom).good()) {
                 if (Status s = import_wisdom(wisdom); !s.ok()) throw CliError(s.message());
             }

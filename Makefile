@@ -53,7 +53,7 @@ test-asan test-ubsan test-tsan: test-%: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" \
 		UBSAN_OPTIONS=print_stacktrace=1 $(CTEST) --preset $* -j $(JOBS)
 
-# The huge-tensor tests alone (> 2 GiB, > 2^31 elements; about 6.5 GiB of memory).
+# The huge-tensor tests alone (> 2 GiB, > 2^31 elements; about 4.5 GiB of memory).
 test-large: build
 	@$(BUILD)/bin/spacedepth_tests --gtest_filter='LargeTensors.*'
 

@@ -457,7 +457,7 @@ bool op_from_name(const std::string &name, Op *op) { return from_index(detail::o
 bool order_from_name(const std::string &name, Order *order) { return from_index(detail::order_index(name), order); }
 bool layout_from_name(const std::string &name, Layout *l) { return from_index(detail::layout_index(name), l); }
 
-void set_num_threads(int threads) { detail::set_pool_threads(threads); }
+Status set_num_threads(int threads) { return detail::set_pool_threads(threads); }
 int num_threads() { return detail::pool_threads(); }
 
 const char *version() { return SPACEDEPTH_VERSION_STRING; }  // the library's, from version.h

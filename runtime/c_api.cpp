@@ -229,14 +229,7 @@ sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype) {
 }
 
 sd_status sd_set_num_threads(int threads) {
-    return guarded([&]() -> spacedepth::Status {
-        if (threads < 0) {
-            return spacedepth::Status(SD_ERROR_INVALID_ARGUMENT,
-                                      "threads must be >= 0: got " + std::to_string(threads));
-        }
-        spacedepth::detail::set_pool_threads(threads);
-        return {};
-    });
+    return guarded([&]() -> spacedepth::Status { return spacedepth::detail::set_pool_threads(threads); });
 }
 
 int sd_get_num_threads(void) { return spacedepth::detail::pool_threads(); }

@@ -305,7 +305,17 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
     return {};
 }
 
-void set_pool_threads(int threads) { halide_set_num_threads(threads < 0 ? 0 : threads); }
+Status set_pool_threads(int threads) {
+    if (threads < 0 || threads > SD_MAX_THREADS) {
+        return Status(SD_ERROR_INVALID_ARGUMENT, "threads must be 0 to " + std::to_string(SD_MAX_THREADS) +
+                                                     " (0: one per core; the pool holds at most " +
+                                                     std::to_string(SD_MAX_THREADS) + "): got " +
+                                                     std::to_string(threads));
+    }
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    halide_set_num_threads(threads);
+    return {};
+}
 
 int pool_threads() {
     // halide_set_num_threads returns the previous value; set it back unchanged.

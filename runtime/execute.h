@@ -70,8 +70,9 @@ Status run_planned(const PlannedCall &planned, const void *in, void *out, const 
 // this thread found theirs there (for the tests).
 uint64_t one_shot_plan_cache_hits();
 
-// Halide's process-wide thread pool (0: one thread per core).
-void set_pool_threads(int threads);
+// Halide's process-wide thread pool (0: one thread per core); threads outside 0 to
+// SD_MAX_THREADS are refused with the rule, never clamped.
+Status set_pool_threads(int threads);
 int pool_threads();
 
 // Runs the plan on in and out (already validated): `kernel` is the plan's registered kernel, or

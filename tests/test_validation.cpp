@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <string>
 
 namespace {
 
@@ -33,6 +34,24 @@ void expect_error(const Params &p, const spacedepth::Tensor &in, const spacedept
             ASSERT_EQ(b, kSentinel) << "output written after an error";
         }
     }
+}
+
+// The process-wide thread count: outside 0 to SD_MAX_THREADS refused in both APIs with the rule
+// and the value, and the count left as it was (Halide's pool would cap a larger one silently).
+TEST(Validation, ThreadCountsOutsideThePoolAreRefused) {
+    ASSERT_EQ(sd_set_num_threads(2), SD_OK);
+    for (int bad : {-1, SD_MAX_THREADS + 1, 1000, INT_MIN, INT_MAX}) {
+        EXPECT_EQ(sd_set_num_threads(bad), SD_ERROR_INVALID_ARGUMENT) << bad;
+        EXPECT_EQ(std::string(sd_last_error()),
+                  "threads must be 0 to 256 (0: one per core; the pool holds at most 256): got " + std::to_string(bad));
+        const spacedepth::Status s = spacedepth::set_num_threads(bad);
+        EXPECT_FALSE(s.ok()) << bad;
+        EXPECT_EQ(s.message(), std::string(sd_last_error()));
+        EXPECT_EQ(sd_get_num_threads(), 2);
+    }
+    EXPECT_EQ(sd_set_num_threads(SD_MAX_THREADS), SD_OK);
+    EXPECT_EQ(sd_get_num_threads(), SD_MAX_THREADS);
+    EXPECT_TRUE(spacedepth::set_num_threads(0).ok());
 }
 
 TEST(Validation, EnumsAndBlock) {

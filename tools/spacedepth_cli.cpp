@@ -43,7 +43,7 @@ std::vector<std::string> names_of(const char *(*name)(E)) {
     return names;
 }
 
-constexpr int kMaxThreads = 256;
+constexpr int kMaxThreads = SD_MAX_THREADS;  // the most Halide's thread pool holds
 
 void check_shape_count(const std::vector<int64_t> &shape) {
     if (shape.size() < 3 || shape.size() > 5) {
@@ -89,7 +89,7 @@ void add_call_options(CLI::App *cmd, CallOptions &o, bool op_required) {
         ->check(known_layout)
         ->capture_default_str();
     cmd->add_option("--out-layout", o.out_layout, "output layout (default: the input layout)")->check(known_layout);
-    // Halide's thread pool holds at most kMaxThreads threads: a larger count is refused, not capped.
+    // A count over kMaxThreads is refused, not capped (set_num_threads refuses it too).
     cmd->add_option("--threads", o.threads, "0: library default, 1: caller's thread only, N: up to N (at most 256)")
         ->check(CLI::Validator(
             [](std::string &v) {
@@ -461,7 +461,9 @@ int main(int argc, char **argv) {
     try {
         app.parse(argc, argv);
         if (run_o.threads || bench_o.threads) {
-            set_num_threads(std::max(run_o.threads, bench_o.threads));
+            if (Status s = set_num_threads(std::max(run_o.threads, bench_o.threads)); !s.ok()) {
+                throw CliError(s.message());
+            }
         }
         if (*run_cmd) return cmd_run(run_o, in_path, out_path, force);
         if (*bench_cmd) {

@@ -190,7 +190,8 @@ std::string describe_call(const Params &params, const Tensor &in, const Tensor &
 // What this build contains: version, kernels and their targets, CPU features seen.
 std::string build_info();
 
-void set_num_threads(int threads);  // process-wide; 0 = one per core
+// Process-wide; 0 = one per core. Outside 0 to SD_MAX_THREADS (256): an error status, nothing set.
+Status set_num_threads(int threads);
 int num_threads();
 
 // Names: "float32", "NCHWc8", "space_to_depth", "DCR"; nullptr for a value out of range.

@@ -181,7 +181,10 @@ const char *sd_dtype_name(sd_dtype dtype); /* "float32", ...; NULL when out of r
 int sd_dtype_size(sd_dtype dtype);         /* bytes; 0 when out of range */
 sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype);
 
-/* Process-wide thread count for kernels that run in parallel (0 = one per core). */
+/* Process-wide thread count for kernels that run in parallel (0 = one per core), at most
+   SD_MAX_THREADS, the most Halide's thread pool holds; outside 0 to SD_MAX_THREADS:
+   SD_ERROR_INVALID_ARGUMENT, and the count is unchanged. */
+#define SD_MAX_THREADS 256
 sd_status sd_set_num_threads(int threads);
 int sd_get_num_threads(void);
 

@@ -55,21 +55,60 @@ def _is_torch(x: Any) -> bool:
     return torch is not None and isinstance(x, torch.Tensor)
 
 
+# Every argument is checked here, before the compiled core sees it, so that a wrong type or an int
+# too large for C reads as a message about the argument the caller passed, not as nanobind's
+# "incompatible function arguments" about a function the caller never called.
+_INT64 = range(-2**63, 2**63)
+_INT = range(-2**31, 2**31)
+
+
+def _integer(value: Any, what: str) -> int:
+    """value as an int: ints and integer scalars (numpy's), never bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{what} must be an int: got {value!r} ({type(value).__name__})")
+
+
 def _block(block: Block) -> Tuple[int, ...]:
-    if type(block) is int:
+    if type(block) is int and block in _INT64:
         return (block,)
-    try:
-        sizes = (operator.index(block),) if not isinstance(block, (tuple, list)) else tuple(
-            operator.index(b) for b in block)
-    except TypeError:
-        raise TypeError(f"block must be an int or a tuple of ints: got {block!r}") from None
+    if isinstance(block, (tuple, list)):
+        sizes = tuple(_integer(b, "each block size") for b in block)
+    elif isinstance(block, (bool, np.bool_)) or not hasattr(block, "__index__"):
+        raise TypeError(f"block must be an int or a tuple of ints: got {block!r} ({type(block).__name__})")
+    else:
+        sizes = (_integer(block, "block"),)
     if not sizes:
         raise ValueError("block must have at least one size")
+    for b in sizes:
+        if b not in _INT64:
+            raise ValueError(f"block size {b} does not fit a 64-bit integer")
     return sizes
 
 
 def _threads(threads: Optional[int]) -> int:
-    return 0 if threads is None else operator.index(threads)
+    if threads is None:
+        return 0
+    t = _integer(threads, "threads")
+    if t not in _INT:
+        raise ValueError(f"threads must be >= 0 (0: the library setting, N: up to N) and fit a C int: got {t}")
+    return t
+
+
+def _name(value: Any, what: str, example: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str such as {example!r}: got {value!r} ({type(value).__name__})")
+    return value
+
+
+def _names(order: Any, layout: Any, out_layout: Any) -> Tuple[str, str, str]:
+    """order, layout and out_layout (default: layout) checked to be strings."""
+    layout = _name(layout, "layout", "NHWC")
+    return (_name(order, "order", "DCR"), layout,
+            layout if out_layout is None else _name(out_layout, "out_layout", "NCHW"))
 
 
 # numpy dtypes DLPack cannot carry (ml_dtypes' bfloat16 and float8, byte-swapped types, plain
@@ -78,7 +117,9 @@ _BY_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.compl
 
 
 def _numpy_dtype_ok(dt: np.dtype) -> bool:
-    if dt.kind in "OSU" or dt.fields is not None or dt.subdtype is not None:
+    # Objects, strings, datetimes and timedeltas, and structured dtypes are refused, as the CLI
+    # refuses them in .npy files: they are no tensor elements.
+    if dt.kind in "OSUMm" or dt.fields is not None or dt.subdtype is not None:
         return False
     return dt.itemsize in _BY_WIDTH
 
@@ -214,7 +255,14 @@ def _run(op, xa, out, sizes, order, layout, out_layout, threads, stream) -> None
 def _call(op: str, x: Any, block: Block, order: str, layout: str, out_layout: Optional[str], out: Any,
           threads: Optional[int]) -> Any:
     sizes, threads = _block(block), _threads(threads)
-    out_layout = layout if out_layout is None else out_layout
+    order, layout, out_layout = _names(order, layout, out_layout)
+    if out is not None and hasattr(out, "shape") and hasattr(x, "shape"):
+        # The output's shape in the caller's terms: array shapes in their layouts (the core
+        # would name logical N, C, (D,) (H,) W dims).
+        want = _output_shape(op, tuple(x.shape), sizes, order, layout, out_layout)
+        if tuple(out.shape) != want:
+            raise ValueError(f"{op}: out has shape {tuple(out.shape)}, but x of shape {tuple(x.shape)} in {layout} "
+                             f"with block {sizes if len(sizes) > 1 else sizes[0]} gives {want} in {out_layout}")
     if type(x) is np.ndarray and x.dtype in _DLPACK_DTYPES and (out is None or type(out) is np.ndarray):
         # numpy with a dtype DLPack carries, the common case, kept short: the core checks the rest.
         if out is None:
@@ -271,8 +319,13 @@ def output_shape(op: str, shape: Sequence[int], block: Block, *, order: str = "D
                  out_layout: Optional[str] = None) -> Tuple[int, ...]:
     """The output array shape of op ("space_to_depth" or "depth_to_space") for an input array
     shape; ValueError when the shape does not divide."""
-    return tuple(_core.output_shape(op, tuple(shape), _block(block), order, layout,
-                                    layout if out_layout is None else out_layout))
+    op = _name(op, "op", "space_to_depth")
+    order, layout, out_layout = _names(order, layout, out_layout)
+    shape = tuple(_integer(d, "each dim of shape") for d in shape)
+    for d in shape:
+        if d not in _INT64:
+            raise ValueError(f"shape dim {d} does not fit a 64-bit integer")
+    return tuple(_core.output_shape(op, shape, _block(block), order, layout, out_layout))
 
 
 # ---- The peers' call forms, with their semantics -------------------------------------------------
@@ -368,11 +421,15 @@ class Plan:
     def __init__(self, op: str, like: Any, block: Block, *, order: str = "DCR", layout: str = "NHWC",
                  out_layout: Optional[str] = None, out_strides: Optional[Sequence[int]] = None,
                  threads: Optional[int] = None, measure: bool = False, time_limit_ms: float = 0.0):
-        self.op, self.block, self.order, self.layout = op, _block(block), order, layout
-        self.out_layout = layout if out_layout is None else out_layout
+        order, layout, out_layout = _names(order, layout, out_layout)
+        self.op, self.block, self.order, self.layout = _name(op, "op", "space_to_depth"), _block(block), order, layout
+        self.out_layout = out_layout
         self._like = like
-        self._plan = _core.Plan(op, _array(like), self.block, order, layout, self.out_layout,
-                                tuple(out_strides or ()), _threads(threads), bool(measure), float(time_limit_ms))
+        strides = tuple(_integer(v, "each of out_strides") for v in (out_strides or ()))
+        if any(v not in _INT64 for v in strides):
+            raise ValueError(f"out_strides {strides} do not fit 64-bit integers")
+        self._plan = _core.Plan(self.op, _array(like), self.block, order, layout, self.out_layout, strides,
+                                _threads(threads), bool(measure), float(time_limit_ms))
         self.out_shape: Tuple[int, ...] = tuple(self._plan.out_shape)
         self._dense_out = out_strides is None
 
@@ -415,8 +472,12 @@ def forget_wisdom() -> None:
 
 
 def set_num_threads(threads: int) -> None:
-    """The process-wide thread count for kernels that run in parallel (0: one per core)."""
-    _core.set_num_threads(operator.index(threads))
+    """The process-wide thread count for kernels that run in parallel (0: one per core), at most
+    256, the most the thread pool holds; ValueError outside 0 to 256 (the count is unchanged)."""
+    t = _integer(threads, "threads")
+    if t not in _INT:  # the library's own message, for a count too large for C too
+        raise ValueError(f"threads must be 0 to 256 (0: one per core; the pool holds at most 256): got {t}")
+    _core.set_num_threads(t)
 
 
 def num_threads() -> int:

@@ -430,6 +430,7 @@ NB_MODULE(_core, m) {
     m.def("forget_wisdom", &sd_wisdom_forget);
     m.def("version", [] { return std::string(spacedepth::version()); });
     m.def("build_info", [] { return spacedepth::build_info(); });
-    m.def("set_num_threads", &spacedepth::set_num_threads, nb::arg("threads"));
+    m.def(
+        "set_num_threads", [](int threads) { check(sd_set_num_threads(threads)); }, nb::arg("threads"));
     m.def("num_threads", &spacedepth::num_threads);
 }

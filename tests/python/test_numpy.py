@@ -3,6 +3,7 @@
 ranks, dtypes, odd and negative strides and zero-size arrays; zero copy; the plan object; the
 peers' call forms; and hostile arrays, each of which raises and leaves both arrays unchanged."""
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -294,14 +295,44 @@ def test_hostile_arrays(rng):
     out = np.full((1, 2, 3, 12), 7.0, np.float32)
     expect_raises(ValueError, "does not fit layout NHWC", x[0, 0], out)
     expect_raises(ValueError, "does not fit layout NHWC", x[None, None, None], out)
-    expect_raises(ValueError, "output ndim 4 differs from input ndim 3", x[0], out)
+    # The output's shape in the caller's terms: both array shapes, in their layouts.
+    expect_raises(ValueError, re.escape("out has shape (1, 2, 3, 12), but x of shape (4, 6, 3) in NHWC with block 2 "
+                                        "gives (4, 3, 6) in NHWC"), x[0], out)
     expect_raises(TypeError, "out dtype int32 differs from x dtype float32", x, out.view(np.int32))
     expect_raises(TypeError, "out dtype", x, out.astype(np.float64))
     expect_raises(ValueError, "width W=5 is not divisible by block width bw=2", x[:, :, :5], out)
-    expect_raises(ValueError, "output dims .* are not the implied", x, np.zeros((1, 2, 3, 11), np.float32))
+    expect_raises(ValueError, re.escape("space_to_depth: out has shape (1, 2, 3, 11), but x of shape (1, 4, 6, 3) in "
+                                        "NHWC with block 2 gives (1, 2, 3, 12) in NHWC"),
+                  x, np.zeros((1, 2, 3, 11), np.float32))
+    expect_raises(ValueError, re.escape("gives (1, 12, 2, 3) in NCHW"), x, np.zeros((1, 12, 3, 2), np.float32),
+                  out_layout="NCHW")
+    # Arguments nanobind would have refused with a message about its own function.
+    expect_raises(ValueError, "block size 18446744073709551616 does not fit a 64-bit integer", x, out, block=2**64)
+    expect_raises(ValueError, "block size -9223372036854775809 does not fit", x, out, block=(2, -2**63 - 1))
+    expect_raises(TypeError, r"block must be an int or a tuple of ints: got True \(bool\)", x, out, block=True)
+    expect_raises(TypeError, r"each block size must be an int: got False", x, out, block=(2, False))
+    expect_raises(TypeError, "block must be an int or a tuple of ints: got None", x, out, block=None)
+    expect_raises(TypeError, r"layout must be a str such as 'NHWC': got None \(NoneType\)", x, out, layout=None)
+    expect_raises(TypeError, "order must be a str such as 'DCR': got 1", x, out, order=1)
+    expect_raises(TypeError, "out_layout must be a str", x, out, out_layout=b"NHWC")
+    expect_raises(TypeError, "threads must be an int: got True", x, out, threads=True)
+    expect_raises(TypeError, "threads must be an int: got 2.0", x, out, threads=2.0)
+    expect_raises(ValueError, "threads must be >= 0 .* fit a C int: got 4294967296", x, out, threads=2**32)
+    expect_raises(ValueError, "threads must be >= 0: got -1", x, out, threads=-1)
+    # Datetimes and timedeltas are refused, as the CLI refuses them in .npy files.
+    for kind in ("datetime64[s]", "timedelta64[ms]"):
+        expect_raises(TypeError, "unsupported dtype", x.view(np.int32).astype(kind), out.view(np.int32).astype(kind))
     expect_raises(ValueError, "block sizes must be >= 1", x, out, block=0)
     expect_raises(ValueError, "block sizes must be >= 1", x, out, block=(2, -1))
     expect_raises(TypeError, "block must be an int", x, out, block=2.0)
+    with pytest.raises(TypeError, match="op must be a str"):
+        sd.output_shape(None, (1, 4, 4, 1), 2)
+    with pytest.raises(ValueError, match="shape dim 18446744073709551616 does not fit"):
+        sd.output_shape("space_to_depth", (1, 2**64, 4, 1), 2)
+    with pytest.raises(TypeError, match="layout must be a str"):
+        sd.Plan("space_to_depth", x, 2, layout=None)
+    with pytest.raises(ValueError, match="out_strides .* do not fit"):
+        sd.Plan("space_to_depth", x, 2, out_strides=(2**64, 1, 1, 1))
     expect_raises(ValueError, "not a layout", x, out, layout="NWHC")
     expect_raises(ValueError, "not DCR or CRD", x, out, order="dcr")
     with pytest.raises(ValueError, match="C=3 are not divisible by 4 .*groups of 4"):
@@ -392,6 +423,17 @@ def test_module_facts():
     assert "kernels:" in sd.build_info()
     sd.set_num_threads(2)
     assert sd.num_threads() == 2
+    # Outside 0 to 256 refused, the count unchanged (the C API's rule and message).
+    for bad in (-1, 257, 1000, 2**40):
+        with pytest.raises(ValueError, match=f"threads must be 0 to 256 .*: got {bad}"):
+            sd.set_num_threads(bad)
+        assert sd.num_threads() == 2
+    for bad in (True, 2.0, None, "2"):
+        with pytest.raises(TypeError, match="threads must be an int"):
+            sd.set_num_threads(bad)
+    sd.set_num_threads(np.int64(3))
+    assert sd.num_threads() == 3
+    sd.set_num_threads(2)
     assert sd.output_shape("depth_to_space", (1, 8, 3, 3), 2, layout="NCHW", out_layout="NHWC") == (1, 6, 6, 2)
 
 

@@ -80,7 +80,7 @@ tune: build
 
 # A tuning database's runtime switch points against the defaults on every case of the matrix,
 # 256 B to 64 MiB, each changed call timed in one process, interleaved (bench/confirm_switch_points.py:
-# bench/switch_points.md, included in bench/RESULTS.md). CONFIRM_ARGS="--set name=value,...
+# bench/switch_points.<target>.md, included in bench/RESULTS.md). CONFIRM_ARGS="--set name=value,...
 # --write-database" confirms values and writes the confirmed ones into this CPU's database.
 confirm-tuning: build
 	@$(VENV)/bin/python bench/confirm_switch_points.py --bench $(BUILD)/bin/spacedepth_bench $(CONFIRM_ARGS)

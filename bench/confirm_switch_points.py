@@ -8,7 +8,7 @@ under both. Where the plans differ, the candidate's output is checked against th
 both plans run in 31 alternating rounds (paired_ratio: the median of the candidate's time over
 the default's per round), and so does the default plan against a second copy of itself
 (control_ratio, the row's own noise). Rows whose plans are the same are identical by
-construction and are only counted. Writes bench/switch_points.json and bench/switch_points.md,
+construction and are only counted. Writes bench/switch_points.<target>.json and bench/switch_points.<target>.md,
 the section bench/results_table.py includes in bench/RESULTS.md.
 
   python bench/confirm_switch_points.py --bench build/bin/spacedepth_bench            # this CPU's database

@@ -39,6 +39,13 @@ cp -r "$src/examples/consumer" "$work/consumer"
 "$work/consumer-build/consumer"
 "$work/consumer-build/consumer_c"
 
+# The link line README points to: pkg-config names every archive installed, each once.
+libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs spacedepth)
+named=$(tr ' ' '\n' <<< "$libs" | grep '\.a$' | xargs -n1 basename | sort)
+installed=$(ls "$prefix/lib" | grep '\.a$' | sort)
+[ "$named" = "$installed" ] || fail "pkg-config --libs names $(echo $named) but lib/ holds $(echo $installed)"
+echo "pkg-config --libs: all $(wc -l <<< "$installed") installed archives, then $(tr ' ' '\n' <<< "$libs" | grep -v '\.a$' | tr '\n' ' ')"
+
 # pkg-config consumer: compiler flags and archives from the .pc file only.
 mkdir "$work/pc"
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -s -C "$work/consumer" OUT="$work/pc" run

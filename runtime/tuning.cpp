@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 
 #ifndef SPACEDEPTH_KERNEL_TARGETS
 #define SPACEDEPTH_KERNEL_TARGETS "unknown"

@@ -21,10 +21,13 @@ configure: setup
 build: configure
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $(PRESET) -j $(JOBS)
 
-# The CMake package, static archives, headers, pkg-config file and CLI (README "Installing").
+# The CMake package, static archives, headers, pkg-config file and CLI (README "Installing");
+# COMPONENTS=cuda adds the CUDA component.
 PREFIX ?= /usr/local
+COMPONENTS ?=
 install: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)"
+	@for c in $(COMPONENTS); do PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)" --component $$c; done
 
 # `make test` is the host suite, the whole suite again for ARM64 under qemu, and again under
 # ASan + UBSan with a 60-second fuzz run.

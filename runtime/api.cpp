@@ -1,5 +1,6 @@
 // The core (validate, plan, execute) and the public C++ API over it. The C++ types convert to the
 // core's C structs here; nothing in the core calls either public API.
+#include "runtime/device_backend.h"
 #include "runtime/execute.h"
 #include "runtime/problem.h"
 #include "runtime/tuning.h"
@@ -405,8 +406,10 @@ std::string build_info() {
     std::ostringstream s;
     s << "spacedepth " << version() << "\n";
     s << "kernels:";
-    for (const detail::RegisteredKernel &k : detail::kRegisteredKernels) {
-        s << (&k == detail::kRegisteredKernels ? " " : ", ") << k.name;
+    const char *separator = " ";
+    for (const detail::RegisteredKernel *k : detail::linked_kernels()) {
+        s << separator << k->name;
+        separator = ", ";
     }
     s << "\n";
     s << "kernel targets (best first, chosen at run time): " << SPACEDEPTH_KERNEL_TARGETS << "\n";
@@ -453,6 +456,12 @@ bool from_index(int i, E *value) {
 }  // namespace
 
 bool dtype_from_name(const std::string &name, DType *d) { return from_index(detail::dtype_index(name), d); }
+Status dtype_from_typestr(const std::string &typestr, DType *d) {
+    sd_dtype c = SD_FLOAT32;
+    Status s = detail::dtype_from_typestr(typestr, &c);
+    if (s.ok()) *d = static_cast<DType>(c);
+    return s;
+}
 bool op_from_name(const std::string &name, Op *op) { return from_index(detail::op_index(name), op); }
 bool order_from_name(const std::string &name, Order *order) { return from_index(detail::order_index(name), order); }
 bool layout_from_name(const std::string &name, Layout *l) { return from_index(detail::layout_index(name), l); }

@@ -228,6 +228,15 @@ sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype) {
     });
 }
 
+sd_status sd_dtype_from_typestr(const char *typestr, sd_dtype *dtype) {
+    return guarded([&]() -> spacedepth::Status {
+        if (typestr == nullptr || dtype == nullptr) {
+            return null_argument(typestr == nullptr ? "typestr" : "dtype");
+        }
+        return spacedepth::detail::dtype_from_typestr(typestr, dtype);
+    });
+}
+
 sd_status sd_set_num_threads(int threads) {
     return guarded([&]() -> spacedepth::Status { return spacedepth::detail::set_pool_threads(threads); });
 }

@@ -1,15 +1,11 @@
-// Halide glue: error capture, thread settings, device memory, and the loop that runs a Plan
-// (the kernels come from runtime/kernel_registry.h).
+// Halide glue: error capture, thread settings, and the loop that runs a Plan (the CPU kernels
+// come from runtime/kernel_registry.h; a GPU device's kernels and memory glue from its
+// component, runtime/device_backend.h).
 #include "runtime/execute.h"
+#include "runtime/device_backend.h"
 #include "runtime/halide_errors.h"
 
 #include "HalideRuntime.h"
-#if SPACEDEPTH_HAS_CUDA
-#include "HalideRuntimeCuda.h"
-#endif
-#if SPACEDEPTH_HAS_OPENCL
-#include "HalideRuntimeOpenCL.h"
-#endif
 
 #include <cstdio>
 #include <mutex>
@@ -55,122 +51,6 @@ void ensure_pool_threads(int threads) {
     }
 }
 
-#if SPACEDEPTH_HAS_CUDA
-// The caller's context and stream reach Halide's CUDA runtime through its handler hooks: each
-// CUDA call's ErrorSink (the user_context) carries them; calls without a context fall back to
-// Halide's own handlers.
-halide_cuda_acquire_context_t halide_acquire_context = nullptr;
-halide_cuda_release_context_t halide_release_context = nullptr;
-halide_cuda_get_stream_t halide_get_stream = nullptr;
-
-int acquire_callers_context(void *user_context, void **ctx, bool create) {
-    const auto *sink = static_cast<const ErrorSink *>(user_context);
-    if (sink == nullptr || sink->cuda_context == nullptr) {
-        return halide_acquire_context(user_context, ctx, create);
-    }
-    *ctx = sink->cuda_context;
-    return 0;
-}
-
-int release_callers_context(void *user_context) {
-    const auto *sink = static_cast<const ErrorSink *>(user_context);
-    return sink == nullptr || sink->cuda_context == nullptr ? halide_release_context(user_context) : 0;
-}
-
-int callers_stream(void *user_context, void *ctx, void **stream) {
-    const auto *sink = static_cast<const ErrorSink *>(user_context);
-    if (sink == nullptr || sink->cuda_context == nullptr) {
-        return halide_get_stream(user_context, ctx, stream);
-    }
-    *stream = sink->cuda_stream;
-    return 0;
-}
-
-void install_cuda_hooks() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        halide_acquire_context = halide_set_cuda_acquire_context(acquire_callers_context);
-        halide_release_context = halide_set_cuda_release_context(release_callers_context);
-        halide_get_stream = halide_set_cuda_get_stream(callers_stream);
-    });
-}
-#endif
-
-// One kernel call's buffers. For OpenCL (host memory), each buffer's device memory is a copy
-// of the whole byte range it spans, gaps included: one write each way instead of Halide's
-// per-row copies of a strided view (thousands of commands on PoCL), and the gaps go back
-// unchanged.
-struct CallBuffers {
-    halide_buffer_t in{}, out{};
-    halide_buffer_t in_span{}, out_span{};
-    halide_dimension_t in_span_dim{}, out_span_dim{};
-};
-
-// Points a kernel buffer at the tensor memory: host memory directly; CUDA device memory by
-// wrapping the device pointer (no copy; detached again after the call); OpenCL through a device
-// copy of its span.
-int attach(ErrorSink &sink, halide_buffer_t &buf, halide_buffer_t &span, halide_dimension_t &span_dim, uint8_t *address,
-           const DeviceCall &call) {
-    buf.host = address;
-    switch (call.device) {
-    case Device::Host: return 0;
-    case Device::OpenCL:
-#if SPACEDEPTH_HAS_OPENCL
-    {
-        if (buf.size_in_bytes() > static_cast<size_t>(INT32_MAX)) {
-            halide_error(&sink, "the OpenCL path copies at most 2 GiB per kernel call");
-            return halide_error_code_buffer_extents_too_large;
-        }
-        span_dim = halide_dimension_t(0, static_cast<int32_t>(buf.size_in_bytes()), 1);
-        span.host = address;
-        span.type = halide_type_t(halide_type_uint, 8);
-        span.dimensions = 1;
-        span.dim = &span_dim;
-        span.set_host_dirty(true);
-        const int rc = halide_copy_to_device(&sink, &span, halide_opencl_device_interface());
-        buf.device = span.device;
-        buf.device_interface = span.device_interface;
-        return rc;
-    }
-#else
-        break;
-#endif
-    case Device::Cuda: buf.host = nullptr;
-#if SPACEDEPTH_HAS_CUDA
-        return halide_cuda_wrap_device_ptr(&sink, &buf, reinterpret_cast<uint64_t>(address));
-#else
-        break;
-#endif
-    }
-    return -1;
-}
-
-// After the kernel: the OpenCL output span comes back to host memory and the spans' device
-// memory is released; CUDA pointers are the caller's, only unwrapped.
-int detach(ErrorSink &sink, CallBuffers &b, const DeviceCall &call, int rc) {
-    if (call.device == Device::OpenCL) {
-        if (rc == 0) {
-            b.out_span.set_device_dirty(true);
-            rc = halide_copy_to_host(&sink, &b.out_span);
-        }
-        for (halide_buffer_t *span : {&b.in_span, &b.out_span}) {
-            if (span->device != 0) {
-                halide_device_free(&sink, span);
-            }
-        }
-    }
-#if SPACEDEPTH_HAS_CUDA
-    if (call.device == Device::Cuda) {
-        for (halide_buffer_t *buf : {&b.in, &b.out}) {
-            if (buf->device != 0) {
-                halide_cuda_detach_device_ptr(&sink, buf);
-            }
-        }
-    }
-#endif
-    return rc;
-}
-
 // A kernel's non-zero return as a status: Halide's out-of-memory codes have their own.
 Status kernel_error(const RegisteredKernel &kernel, int rc, const ErrorSink &sink) {
     const bool no_memory = rc == halide_error_code_out_of_memory || rc == halide_error_code_device_malloc_failed;
@@ -186,14 +66,13 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
     if (kernel == nullptr) {
         kernel = find_kernel(call.device, plan.family, plan.width);
     }
-    if (kernel == nullptr && call.device == Device::Cuda) {
-        return error(SD_ERROR_UNSUPPORTED, "this build has no CUDA kernels (configured with SPACEDEPTH_CUDA=OFF)");
-    }
-    if (kernel == nullptr && call.device == Device::OpenCL) {
-        return error(SD_ERROR_UNSUPPORTED, "this build has no OpenCL kernels (configured with SPACEDEPTH_OPENCL=OFF)");
+    const DeviceBackend *backend = device_backend(call.device);
+    if (kernel == nullptr && call.device != Device::Host && backend == nullptr) {
+        return error(SD_ERROR_UNSUPPORTED, missing_backend_reason(call.device));
     }
     if (kernel == nullptr) {
-        return error(SD_ERROR_UNSUPPORTED, "no kernel for element width " + std::to_string(plan.width) + " bytes");
+        return error(SD_ERROR_UNSUPPORTED, std::string("no ") + device_name(call.device) +
+                                               " kernel for element width " + std::to_string(plan.width) + " bytes");
     }
     KernelFn fn = plan.avx2_path ? kernel->avx2_path : kernel->fn;
     if (call.device == Device::Host && call.host_kernel_overrides != nullptr) {
@@ -202,11 +81,9 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
             fn = other;
         }
     }
-#if SPACEDEPTH_HAS_CUDA
-    if (call.device == Device::Cuda) {
-        install_cuda_hooks();
+    if (backend != nullptr) {
+        backend->prepare();
     }
-#endif
     if (call.device == Device::OpenCL) {
         // The OpenCL path copies each buffer's span from its origin onwards; an input reaching
         // below its origin (a negative stride) has no such span.
@@ -278,14 +155,22 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
                 sink.cuda_context = call.context;
                 sink.cuda_stream = call.stream;
             }
-            int rc = attach(sink, b.in, b.in_span, b.in_span_dim, in_base + in_off * w, call);
-            if (rc == 0) {
-                rc = attach(sink, b.out, b.out_span, b.out_span_dim, out_base + out_off * w, call);
+            int rc = 0;
+            if (backend == nullptr) {
+                b.in.host = in_base + in_off * w;
+                b.out.host = out_base + out_off * w;
+            } else {
+                rc = backend->attach(sink, b.in, b.in_span, b.in_span_dim, in_base + in_off * w);
+                if (rc == 0) {
+                    rc = backend->attach(sink, b.out, b.out_span, b.out_span_dim, out_base + out_off * w);
+                }
             }
             if (rc == 0) {
                 rc = fn(&sink, &b.in, plan.parallel, &b.out);
             }
-            rc = detach(sink, b, call, rc);
+            if (backend != nullptr) {
+                rc = backend->detach(sink, b, rc);
+            }
             if (rc != 0) {
                 return kernel_error(*kernel, rc, sink);
             }

@@ -3,6 +3,7 @@
 #include "runtime/checked_math.h"
 #include "runtime/problem.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace spacedepth::detail {
@@ -12,14 +13,30 @@ namespace {
 struct DTypeInfo {
     const char *name;
     int size;
+    const char *numpy;  // numpy's array-interface kind and size ("f4"), or nullptr: numpy has no such type
 };
 
 // Indexed by sd_dtype.
 constexpr DTypeInfo kDTypes[] = {
-    {"bool", 1},   {"int8", 1},    {"uint8", 1},    {"qint8", 1},   {"quint8", 1},    {"int16", 2},
-    {"uint16", 2}, {"float16", 2}, {"bfloat16", 2}, {"int32", 4},   {"uint32", 4},    {"float32", 4},
-    {"qint32", 4}, {"int64", 8},   {"uint64", 8},   {"float64", 8}, {"complex64", 8}, {"complex128", 16},
+    {"bool", 1, "b1"},        {"int8", 1, "i1"},         {"uint8", 1, "u1"},  {"qint8", 1, nullptr},
+    {"quint8", 1, nullptr},   {"int16", 2, "i2"},        {"uint16", 2, "u2"}, {"float16", 2, "f2"},
+    {"bfloat16", 2, nullptr}, {"int32", 4, "i4"},        {"uint32", 4, "u4"}, {"float32", 4, "f4"},
+    {"qint32", 4, nullptr},   {"int64", 8, "i8"},        {"uint64", 8, "u8"}, {"float64", 8, "f8"},
+    {"complex64", 8, "c8"},   {"complex128", 16, "c16"},
 };
+
+// The dtype that carries raw elements of a width (ml_dtypes' bfloat16 and float8, long double,
+// void): the ops move bytes, so any type of that width carries them.
+sd_dtype raw_carrier(int bytes) {
+    switch (bytes) {
+    case 1: return SD_UINT8;
+    case 2: return SD_UINT16;
+    case 4: return SD_UINT32;
+    case 8: return SD_UINT64;
+    case 16: return SD_COMPLEX128;
+    default: return SD_DTYPE_COUNT;
+    }
+}
 static_assert(sizeof(kDTypes) / sizeof(kDTypes[0]) == SD_DTYPE_COUNT, "one entry per sd_dtype, in order");
 
 // Indexed by sd_layout, sd_op and sd_order.
@@ -81,6 +98,46 @@ int dtype_index(const std::string &name) {
     }
     return -1;
 }
+Status dtype_from_typestr(const std::string &typestr, sd_dtype *dtype) {
+    const std::string quoted = "'" + typestr + "'";
+    // One byte-order character, which does not matter to a permutation of whole elements.
+    const size_t at = !typestr.empty() && std::strchr("<>|=", typestr[0]) != nullptr ? 1 : 0;
+    const char kind = typestr.size() > at ? typestr[at] : '\0';
+    const char *what = kind == 'O'                  ? "objects"
+                       : kind == 'S' || kind == 'a' ? "byte strings"
+                       : kind == 'U'                ? "unicode strings"
+                       : kind == 'M'                ? "datetimes"
+                       : kind == 'm'                ? "timedeltas"
+                                                    : nullptr;
+    if (what != nullptr) {
+        return error(SD_ERROR_UNSUPPORTED, "unsupported dtype " + quoted + ": " + what +
+                                               " are no tensor elements (spacedepth moves numbers, bools and raw "
+                                               "elements of 1, 2, 4, 8 or 16 bytes)");
+    }
+    const std::string digits = typestr.substr(std::min(typestr.size(), at + 1));
+    if (std::strchr("biufcV", kind) == nullptr || kind == '\0' || digits.empty() || digits.size() > 3 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+        return error(SD_ERROR_INVALID_ARGUMENT,
+                     "dtype " + quoted +
+                         " is not a numpy type string: an optional byte order (<, >, |, =), a kind (b, i, u, f, c, "
+                         "V) and a size in bytes, as in '<f4'");
+    }
+    const int bytes = std::stoi(digits);
+    for (int i = 0; i < SD_DTYPE_COUNT; i++) {
+        if (kDTypes[i].numpy != nullptr && kind + digits == kDTypes[i].numpy) {
+            *dtype = static_cast<sd_dtype>(i);
+            return {};
+        }
+    }
+    const sd_dtype carrier = raw_carrier(bytes);
+    if (carrier == SD_DTYPE_COUNT) {
+        return error(SD_ERROR_UNSUPPORTED, "unsupported dtype " + quoted + ": elements of " + std::to_string(bytes) +
+                                               " bytes (spacedepth moves elements of 1, 2, 4, 8 or 16 bytes)");
+    }
+    *dtype = carrier;
+    return {};
+}
+
 int layout_index(const std::string &name) {
     if (const int i = index_of(kLayouts, name); i >= 0) return i;  // the usual spellings first
     for (const LayoutAlias &a : kLayoutAliases) {

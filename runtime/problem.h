@@ -50,6 +50,9 @@ const char *layout_label(sd_layout layout);
 const char *op_label(sd_op op);
 const char *order_label(sd_order order);
 int dtype_index(const std::string &name);
+// The dtype policy of every front end (sd_dtype_from_typestr): numpy's type string to the dtype
+// that moves it, or why not.
+Status dtype_from_typestr(const std::string &typestr, sd_dtype *dtype);
 int layout_index(const std::string &name);
 int op_index(const std::string &name);
 int order_index(const std::string &name);

@@ -39,7 +39,13 @@ def main():
                 sizes["libspacedepth.a: validation, view algebra, dispatch, APIs"] += size
                 continue
             if name == "spacedepth_halide_runtime":
-                sizes["the one Halide runtime"] += size
+                sizes["the CPU kernels' Halide runtime"] += size
+                continue
+            if name in ("spacedepth_cuda", "spacedepth_opencl"):
+                sizes[f"lib{name}.a: the {name.split('_')[1]} component's glue"] += size
+                continue
+            if name.startswith("spacedepth_halide_runtime_"):
+                sizes[f"the {name.rsplit('_', 1)[1]} kernels' Halide runtime"] += size
                 continue
             m = MEMBER.match(member)
             if not m:

@@ -113,6 +113,21 @@ class CliTest(unittest.TestCase):
         got = self.run_op(q, "space_to_depth", "2", "DCR", "NCHW_VECT_C", dtype="qint8")
         self.assertTrue(np.array_equal(got, reference(q, "space_to_depth", 2, "DCR", "NCHW_VECT_C", "NCHW_VECT_C")))
 
+    def test_raw_void_and_long_double_files_move_as_their_width(self):
+        # The library's dtype policy, the same as Python's: raw |V2 and 16-byte long doubles move
+        # as elements of their width, bytes unchanged; the output keeps the input's dtype.
+        for dtype, width in (("|V2", np.uint16), (np.longdouble, None)):
+            dt = np.dtype(dtype)
+            if width is None and dt.itemsize != 16:
+                continue  # long double is 16 bytes on x86-64 and AArch64 Linux
+            bits = random_array((1, 4, 6, 2 * dt.itemsize), np.uint8, self.rng)
+            x = bits.view(dt)
+            got = self.run_op(x, "space_to_depth", "2", "DCR", "NCHW")
+            self.assertEqual(got.dtype, dt)
+            want = reference(bits.view(np.uint16 if dt.itemsize == 2 else np.complex128), "space_to_depth", 2, "DCR",
+                             "NCHW", "NCHW")
+            self.assertTrue(np.array_equal(got.view(np.uint8), want.view(np.uint8)))
+
     def expect_failure(self, args, fragment, out="out.npy"):
         target = self.path(out)
         r = self.cli(*args)
@@ -148,7 +163,7 @@ class CliTest(unittest.TestCase):
         self.expect_failure(["run", "--op", "space_to_depth", "--layout", "NCHWc32", "--in", self.path("vol.npy"),
                              "--out", self.path("out.npy")], "is not one of")
         np.save(self.path("dt.npy"), np.zeros((1, 4, 4, 1), dtype="datetime64[s]"))
-        self.expect_failure(base + ["--in", self.path("dt.npy")], "unsupported dtype '<M8[s]'")
+        self.expect_failure(base + ["--in", self.path("dt.npy")], "unsupported dtype '<M8[s]': datetimes are no tensor elements")
         np.save(self.path("obj.npy"), np.array([None] * 16, dtype=object).reshape(1, 4, 4, 1), allow_pickle=True)
         self.expect_failure(base + ["--in", self.path("obj.npy")], "unsupported dtype '|O'")
         np.save(self.path("str.npy"), np.zeros((1, 4, 4, 1), dtype="<U3"))

@@ -3,6 +3,7 @@
 // as a wrong op result. The expected output is a plain strided copy computed here, element by
 // element, from the view's strides; nothing of the runtime's planning is used. Host kernels run
 // here; the GPU kernels run the whole matrix on PoCL (ctest opencl_pocl) and on a GPU.
+#include "runtime/device_backend.h"
 #include "runtime/halide_errors.h"
 #include "runtime/kernel_registry.h"
 
@@ -163,11 +164,19 @@ INSTANTIATE_TEST_SUITE_P(Registered, Kernels, testing::ValuesIn(host_kernels()),
 
 // Every kernel's name says its device, family and width: the registry and the build agree.
 TEST(KernelRegistry, NamesSayDeviceFamilyAndWidth) {
-    for (const RegisteredKernel &k : kRegisteredKernels) {
-        const std::string device = k.device == Device::Host ? "" : std::string(spacedepth::device_name(k.device)) + "_";
-        EXPECT_EQ(std::string(k.name), "spacedepth_" + device + spacedepth::kernel_family_name(k.family) + "_u" +
-                                           std::to_string(8 * k.width));
+    for (const RegisteredKernel *k : spacedepth::detail::linked_kernels()) {
+        const std::string device =
+            k->device == Device::Host ? "" : std::string(spacedepth::device_name(k->device)) + "_";
+        EXPECT_EQ(std::string(k->name), "spacedepth_" + device + spacedepth::kernel_family_name(k->family) + "_u" +
+                                            std::to_string(8 * k->width));
     }
+}
+
+// The tests link every GPU component built, and libspacedepth reaches each of them.
+TEST(KernelRegistry, GpuComponentsAreReachedWhereBuilt) {
+    EXPECT_EQ(spacedepth::detail::device_backend(Device::Cuda) != nullptr, SPACEDEPTH_HAS_CUDA != 0);
+    EXPECT_EQ(spacedepth::detail::device_backend(Device::OpenCL) != nullptr, SPACEDEPTH_HAS_OPENCL != 0);
+    EXPECT_EQ(spacedepth::detail::device_backend(Device::Host), nullptr);
 }
 
 TEST(KernelRegistry, EveryHostFamilyAndWidthIsRegisteredOnce) {

@@ -5,6 +5,8 @@
 
 #include <climits>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace {
 
@@ -276,6 +278,61 @@ TEST(Validation, CApiReportsTheSameRules) {
     EXPECT_EQ(sd_dtype_size(SD_COMPLEX128), 16);
     EXPECT_EQ(sd_dtype_from_name("float128", &d), SD_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(sd_last_error()).find("float128"), std::string::npos);
+}
+
+// The dtype policy every front end applies (the CLI's .npy files, Python's numpy arrays): numpy's
+// type strings, written out here from numpy's documentation, not from the library's table.
+TEST(Validation, DTypeFromTypestr) {
+    const std::pair<const char *, sd_dtype> accepted[] = {
+        {"<f4", SD_FLOAT32},     {">f4", SD_FLOAT32},   {"=f8", SD_FLOAT64},     {"|b1", SD_BOOL},
+        {"|i1", SD_INT8},        {"|u1", SD_UINT8},     {"<i2", SD_INT16},       {"<u2", SD_UINT16},
+        {"<f2", SD_FLOAT16},     {"<i4", SD_INT32},     {"<u4", SD_UINT32},      {"<i8", SD_INT64},
+        {"<u8", SD_UINT64},      {"<c8", SD_COMPLEX64}, {"<c16", SD_COMPLEX128}, {"f4", SD_FLOAT32},  // no byte order
+        {"|V2", SD_UINT16},  // raw: ml_dtypes' bfloat16 reads as V2
+        {"|V1", SD_UINT8},       {"|V4", SD_UINT32},    {"|V8", SD_UINT64},      {"|V16", SD_COMPLEX128},
+        {"<f16", SD_COMPLEX128},  // long double: its 16 bytes move
+        {"|u16", SD_COMPLEX128},
+    };
+    for (const auto &[typestr, want] : accepted) {
+        sd_dtype d = SD_DTYPE_COUNT;
+        EXPECT_EQ(sd_dtype_from_typestr(typestr, &d), SD_OK) << typestr << ": " << sd_last_error();
+        EXPECT_EQ(d, want) << typestr;
+    }
+    const std::tuple<const char *, sd_status, const char *> refused[] = {
+        {"<M8[ns]", SD_ERROR_UNSUPPORTED, "datetimes are no tensor elements"},
+        {"<m8[ms]", SD_ERROR_UNSUPPORTED, "timedeltas"},
+        {"|O", SD_ERROR_UNSUPPORTED, "objects"},
+        {"|O8", SD_ERROR_UNSUPPORTED, "objects"},
+        {"<U3", SD_ERROR_UNSUPPORTED, "unicode strings"},
+        {"|S3", SD_ERROR_UNSUPPORTED, "byte strings"},
+        {"|V3", SD_ERROR_UNSUPPORTED, "elements of 3 bytes"},
+        {"<f32", SD_ERROR_UNSUPPORTED, "elements of 32 bytes"},
+        {"|V0", SD_ERROR_UNSUPPORTED, "elements of 0 bytes"},
+        {"", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"<", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"<f", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"<f4x", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"<f-4", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"<f99999999999999999999", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"<x4", SD_ERROR_INVALID_ARGUMENT, "a kind (b, i, u, f, c, V)"},
+        {"<<f4", SD_ERROR_INVALID_ARGUMENT, "not a numpy type string"},
+        {"float32", SD_ERROR_INVALID_ARGUMENT, "as in '<f4'"},
+    };
+    for (const auto &[typestr, status, says] : refused) {
+        sd_dtype d = SD_INT8;
+        EXPECT_EQ(sd_dtype_from_typestr(typestr, &d), status) << typestr;
+        EXPECT_NE(std::string(sd_last_error()).find(says), std::string::npos) << typestr << ": " << sd_last_error();
+        EXPECT_NE(std::string(sd_last_error()).find(std::string("'") + typestr + "'"), std::string::npos)
+            << "the message quotes the type string: " << sd_last_error();
+        EXPECT_EQ(d, SD_INT8) << typestr << ": unchanged on failure";
+    }
+    sd_dtype d;
+    EXPECT_EQ(sd_dtype_from_typestr(nullptr, &d), SD_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(sd_dtype_from_typestr("<f4", nullptr), SD_ERROR_INVALID_ARGUMENT);
+    DType cxx = DType::Int8;
+    EXPECT_TRUE(spacedepth::dtype_from_typestr(">i2", &cxx).ok());
+    EXPECT_EQ(cxx, DType::Int16);
+    EXPECT_EQ(spacedepth::dtype_from_typestr("<M8[s]", &cxx).code(), SD_ERROR_UNSUPPORTED);
 }
 
 // Dense strides from the library match the layouts' definitions.

@@ -22,16 +22,6 @@ constexpr size_t kMagicLength = 6;
 
 }  // namespace
 
-std::string dtype_name_for_descr(const std::string &descr) {
-    static const std::map<std::string, std::string> names = {
-        {"b1", "bool"},    {"i1", "int8"},    {"u1", "uint8"},     {"i2", "int16"},       {"u2", "uint16"},
-        {"f2", "float16"}, {"i4", "int32"},   {"u4", "uint32"},    {"f4", "float32"},     {"i8", "int64"},
-        {"u8", "uint64"},  {"f8", "float64"}, {"c8", "complex64"}, {"c16", "complex128"},
-    };
-    auto it = descr.empty() ? names.end() : names.find(descr.substr(1));  // without the byte order
-    return it == names.end() ? "" : it->second;
-}
-
 std::vector<int64_t> strides(const Array &a) {
     std::vector<int64_t> s(a.shape.size(), 1);
     const size_t n = s.size();
@@ -76,32 +66,30 @@ Array load(const std::string &path) {
         fail(path, "truncated header");
     }
 
-    // The dtype first: xnpy's parser takes only [<>|][biufc]<size> and calls anything else a
-    // corrupt header, while numpy writes object, string, datetime and structured dtypes too.
+    // The dtype first, by the library's dtype policy (spacedepth::dtype_from_typestr, which
+    // Python applies too). xnpy's parser takes only [<>|][biufc]<size> and calls anything else a
+    // corrupt header, so it reads the header with the dtype's carrier type in its place.
     std::smatch descr;
-    if (std::regex_search(header, descr, std::regex(R"('descr'\s*:\s*(\[|'([^']*)'))"))) {
-        if (descr[1] == "[") {
-            fail(path, "unsupported dtype: a structured (record) array; spacedepth moves numbers and bools");
-        }
-        if (!std::regex_match(descr[2].str(), std::regex(R"([<>|][biufc]\d+)"))) {
-            fail(path, "unsupported dtype '" + descr[2].str() +
-                           "': spacedepth moves fixed-width numbers and bools (object, string, datetime and "
-                           "void dtypes are not)");
-        }
+    if (!std::regex_search(header, descr, std::regex(R"('descr'\s*:\s*(\[|'([^']*)'))"))) {
+        fail(path, "corrupt header: no 'descr' entry");
+    }
+    if (descr[1] == "[") {
+        fail(path, "unsupported dtype: a structured (record) array; spacedepth moves numbers, bools and raw elements");
     }
     Array a;
+    a.descr = descr[2].str();  // before the header changes under the match
+    if (spacedepth::Status s = spacedepth::dtype_from_typestr(a.descr, &a.dtype); !s.ok()) {
+        fail(path, s.message());
+    }
+    a.word_size = spacedepth::dtype_size(a.dtype);
+    const std::string carrier = "|u" + std::to_string(a.word_size);
+    header.replace(static_cast<size_t>(descr.position(2)), static_cast<size_t>(descr.length(2)), carrier);
     std::vector<std::size_t> shape;
+    std::string parsed_descr;
     try {
-        xt::detail::parse_header(header, a.descr, &a.fortran_order, shape);
+        xt::detail::parse_header(header, parsed_descr, &a.fortran_order, shape);
     } catch (const std::exception &e) {
         fail(path, std::string("corrupt header: ") + e.what());
-    }
-    if (a.descr.size() < 3) {
-        fail(path, "corrupt dtype '" + a.descr + "'");
-    }
-    a.word_size = std::atoi(a.descr.c_str() + 2);
-    if (a.word_size <= 0) {
-        fail(path, "corrupt dtype '" + a.descr + "'");
     }
     // Element count and payload size, overflow-checked against the file's real size.
     uint64_t count = 1;

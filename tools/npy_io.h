@@ -4,6 +4,8 @@
 // all-or-nothing write (a temporary file renamed into place).
 #pragma once
 
+#include <spacedepth/spacedepth.h>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -12,7 +14,8 @@
 namespace npy {
 
 struct Array {
-    std::string descr;  // numpy type string, e.g. "<f4", ">i2", "|u1" (byte order kept as in the file)
+    std::string descr;  // numpy type string, e.g. "<f4", ">i2", "|V2" (byte order kept as in the file)
+    spacedepth::DType dtype = spacedepth::DType::UInt8;  // the dtype that moves it (dtype_from_typestr)
     std::vector<int64_t> shape;
     std::vector<uint8_t> data;   // the payload as stored: C order, or Fortran order (below)
     int word_size = 0;           // bytes per element
@@ -23,9 +26,10 @@ struct Error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Throws npy::Error naming the file and the problem: missing, truncated, corrupt, a dtype that is
-// not a fixed-width number or bool (object, string, structured: "unsupported dtype '|O'"), or a
-// size that does not match the shape. Fortran order and either byte order load as they are.
+// Throws npy::Error naming the file and the problem: missing, truncated, corrupt, a dtype the
+// library's policy refuses (spacedepth::dtype_from_typestr: object, string, datetime; and
+// structured arrays), or a size that does not match the shape. Fortran order and either byte
+// order load as they are.
 Array load(const std::string &path);
 
 // The element strides of the array's shape in its storage order (C or Fortran).
@@ -34,9 +38,5 @@ std::vector<int64_t> strides(const Array &array);
 // Writes to a temporary file next to path, then renames it over path. On any failure path is
 // left as it was and npy::Error is thrown.
 void save(const std::string &path, const Array &array);
-
-// The spacedepth dtype name for a numpy type string of either byte order ("<f4" and ">f4" ->
-// "float32": the ops move bytes, so the output keeps the input's byte order), or "" if none.
-std::string dtype_name_for_descr(const std::string &descr);
 
 }  // namespace npy

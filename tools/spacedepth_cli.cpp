@@ -207,19 +207,15 @@ int cmd_run(const CallOptions &o, const std::string &in_path, const std::string 
     const Layout out_layout = o.out_layout.empty() ? in_layout : parse_layout(o.out_layout);
     npy::Array in = npy::load(in_path);
 
-    std::string dtype_name = npy::dtype_name_for_descr(in.descr);
+    // The file's dtype (the library's policy, in npy::load), or --dtype of the same width.
+    DType dtype = in.dtype;
     if (!o.dtype.empty()) {
-        const DType d = parse_dtype(o.dtype);
-        if (dtype_size(d) != in.word_size) {
-            throw CliError("--dtype " + o.dtype + " has " + std::to_string(dtype_size(d)) + " bytes, but " + in_path +
-                           " holds " + in.descr + " (" + std::to_string(in.word_size) + " bytes)");
+        dtype = parse_dtype(o.dtype);
+        if (dtype_size(dtype) != in.word_size) {
+            throw CliError("--dtype " + o.dtype + " has " + std::to_string(dtype_size(dtype)) + " bytes, but " +
+                           in_path + " holds " + in.descr + " (" + std::to_string(in.word_size) + " bytes)");
         }
-        dtype_name = o.dtype;
-    } else if (dtype_name.empty()) {
-        throw CliError(in_path + ": numpy dtype " + in.descr +
-                       " is not supported; name one of the same width with --dtype");
     }
-    const DType dtype = parse_dtype(dtype_name);
     const Dims in_dims = logical_dims(in.shape, in_layout, in_path);
     Dims out_dims;
     if (Status s = output_dims(p, in_dims, &out_dims); !s.ok()) {

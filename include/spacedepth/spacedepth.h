@@ -201,6 +201,8 @@ int dtype_size(DType dtype);      // bytes; 0 when out of range
 int layout_lanes(Layout layout);  // channels per group: 4, 8 or 16 for the blocked layouts; 1 otherwise
 const char *dtype_name(DType dtype);
 bool dtype_from_name(const std::string &name, DType *dtype);
+// sd_dtype_from_typestr: numpy's type string ("<f4") to the dtype that moves it, or why not.
+Status dtype_from_typestr(const std::string &typestr, DType *dtype);
 const char *op_name(Op op);
 bool op_from_name(const std::string &name, Op *op);
 const char *order_name(Order order);

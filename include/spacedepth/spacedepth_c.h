@@ -180,6 +180,13 @@ const char *sd_status_name(sd_status status);
 const char *sd_dtype_name(sd_dtype dtype); /* "float32", ...; NULL when out of range */
 int sd_dtype_size(sd_dtype dtype);         /* bytes; 0 when out of range */
 sd_status sd_dtype_from_name(const char *name, sd_dtype *dtype);
+/* The dtype policy the Python module and the CLI apply too: a numpy array-interface type string
+   ("<f4", "|b1", ">i2", "|V2") to the dtype that moves it. Byte order does not matter (whole
+   elements move); numpy's numbers and bools map to their own dtype; other kinds of 1, 2, 4, 8 or 16
+   bytes (raw "V", ml_dtypes' bfloat16 and float8, long double "f16") move as uint8 ... uint64 or
+   complex128 of that width. Objects, strings, datetimes and timedeltas: SD_ERROR_UNSUPPORTED;
+   anything else: SD_ERROR_INVALID_ARGUMENT. */
+sd_status sd_dtype_from_typestr(const char *typestr, sd_dtype *dtype);
 
 /* Process-wide thread count for kernels that run in parallel (0 = one per core), at most
    SD_MAX_THREADS, the most Halide's thread pool holds; outside 0 to SD_MAX_THREADS:

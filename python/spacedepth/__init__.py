@@ -111,19 +111,6 @@ def _names(order: Any, layout: Any, out_layout: Any) -> Tuple[str, str, str]:
             layout if out_layout is None else _name(out_layout, "out_layout", "NCHW"))
 
 
-# numpy dtypes DLPack cannot carry (ml_dtypes' bfloat16 and float8, byte-swapped types, plain
-# void, datetimes) move as unsigned integers of their width: the op moves bytes unchanged.
-_BY_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}
-
-
-def _numpy_dtype_ok(dt: np.dtype) -> bool:
-    # Objects, strings, datetimes and timedeltas, and structured dtypes are refused, as the CLI
-    # refuses them in .npy files: they are no tensor elements.
-    if dt.kind in "OSUMm" or dt.fields is not None or dt.subdtype is not None:
-        return False
-    return dt.itemsize in _BY_WIDTH
-
-
 # The dtypes numpy exports through DLPack as they are (native byte order, numbers and bools).
 _DLPACK_DTYPES = frozenset(np.dtype(c).newbyteorder("=") for c in "?bBhHiIlLqQefdFD")
 
@@ -132,10 +119,14 @@ def _numpy_view(a: np.ndarray) -> np.ndarray:
     dt = a.dtype
     if dt in _DLPACK_DTYPES:
         return a
-    if not _numpy_dtype_ok(dt):
-        raise TypeError(f"unsupported dtype '{dt.str}' ({dt}): spacedepth moves fixed-width numeric, bool and "
-                        "raw elements of 1, 2, 4, 8 or 16 bytes")
-    return a.view(_BY_WIDTH[dt.itemsize])
+    # numpy dtypes DLPack cannot carry (ml_dtypes' bfloat16 and float8, byte-swapped types, plain
+    # void) move as the dtype the library's policy names for them (sd_dtype_from_typestr, which
+    # the CLI applies to .npy files too): the op moves bytes unchanged. Structured dtypes read as
+    # raw void there, so they are refused first, as the CLI refuses them.
+    if dt.fields is not None or dt.subdtype is not None:
+        raise TypeError(f"unsupported dtype {dt}: a structured (record) dtype; spacedepth moves numbers, bools and "
+                        "raw elements")
+    return a.view(np.dtype(_core.dtype_from_typestr(dt.str)))
 
 
 def _check_same_dtype(x: Any, out: Any) -> None:

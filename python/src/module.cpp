@@ -71,30 +71,22 @@ sd_op parse_op(const std::string &name) {
     return static_cast<sd_op>(op);
 }
 
-// The element type, by its DLPack code and width. Only the width matters to the kernels; the
-// named types keep messages readable. Types without a name of their own here (float8 and the
-// like) move as unsigned integers of their width.
+// The element type, by its DLPack code and width, through the library's dtype policy
+// (sd_dtype_from_typestr) as numpy's kind letter; bfloat16, which numpy has no letter for, by
+// name. Only the width matters to the kernels; the named types keep messages readable.
 sd_dtype dtype_of(nb::dlpack::dtype t) {
     using Code = nb::dlpack::dtype_code;
     const auto code = static_cast<Code>(t.code);
-    if (t.lanes == 1) {
-        switch (t.bits) {
-        case 8: return code == Code::Bool ? SD_BOOL : code == Code::Int ? SD_INT8 : SD_UINT8;
-        case 16:
-            return code == Code::Int      ? SD_INT16
-                   : code == Code::Float  ? SD_FLOAT16
-                   : code == Code::Bfloat ? SD_BFLOAT16
-                                          : SD_UINT16;
-        case 32: return code == Code::Int ? SD_INT32 : code == Code::Float ? SD_FLOAT32 : SD_UINT32;
-        case 64:
-            return code == Code::Int       ? SD_INT64
-                   : code == Code::Float   ? SD_FLOAT64
-                   : code == Code::Complex ? SD_COMPLEX64
-                                           : SD_UINT64;
-        case 128: return SD_COMPLEX128;
-        default: break;
-        }
-    }
+    const char kind = code == Code::Int       ? 'i'
+                      : code == Code::UInt    ? 'u'
+                      : code == Code::Float   ? 'f'
+                      : code == Code::Bool    ? 'b'
+                      : code == Code::Complex ? 'c'
+                                              : 'V';  // Bfloat, opaque handles: raw elements of their width
+    sd_dtype d = SD_UINT8;
+    if (code == Code::Bfloat && t.bits == 16 && t.lanes == 1) return SD_BFLOAT16;
+    const std::string typestr = kind + std::to_string(t.bits / 8);
+    if (t.lanes == 1 && t.bits % 8 == 0 && sd_dtype_from_typestr(typestr.c_str(), &d) == SD_OK) return d;
     throw nb::type_error(("unsupported dtype: DLPack code " + std::to_string(t.code) + " with " +
                           std::to_string(t.bits) + " bits and " + std::to_string(t.lanes) +
                           " lanes (spacedepth moves elements of 1, 2, 4, 8 or 16 bytes)")
@@ -404,6 +396,14 @@ NB_MODULE(_core, m) {
     m.def(
         "dtype_name", [](const Array &a) { return std::string(sd_dtype_name(dtype_of(a.dtype()))); }, nb::arg("x"),
         "The element type spacedepth sees in an array (raises TypeError for an unsupported one).");
+    m.def(
+        "dtype_from_typestr",
+        [](const std::string &typestr) {
+            sd_dtype d = SD_UINT8;
+            if (sd_dtype_from_typestr(typestr.c_str(), &d) != SD_OK) throw nb::type_error(sd_last_error());
+            return std::string(sd_dtype_name(d));
+        },
+        nb::arg("typestr"), "The library's dtype policy: the dtype that moves a numpy type string's elements.");
     nb::class_<Plan>(m, "Plan")
         .def(nb::init<const std::string &, const Array &, const BlockSizes &, const std::string &, const std::string &,
                       const std::string &, const Shape &, int, bool, double>(),

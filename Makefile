@@ -29,6 +29,11 @@ install: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)"
 	@for c in $(COMPONENTS); do PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)" --component $$c; done
 
+# A binary wheel of the Python module this build made (every x86 rung, the CUDA kernels),
+# manylinux-tagged by auditwheel, in dist/ (README "Python"; ctest python_wheel installs it).
+wheel: build
+	@$(VENV)/bin/python scripts/make_wheel.py --build $(BUILD) --out dist
+
 # `make test` is the host suite, the whole suite again for ARM64 under qemu, and again under
 # ASan + UBSan with a 60-second fuzz run.
 test: test-host test-arm test-asan

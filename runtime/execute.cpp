@@ -75,9 +75,8 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
                                                " kernel for element width " + std::to_string(plan.width) + " bytes");
     }
     KernelFn fn = plan.avx2_path ? kernel->avx2_path : kernel->fn;
-    if (call.device == Device::Host && call.host_kernel_overrides != nullptr) {
-        if (KernelFn other =
-                (*call.host_kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {
+    if (call.kernel_overrides != nullptr) {
+        if (KernelFn other = (*call.kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {
             fn = other;
         }
     }

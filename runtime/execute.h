@@ -15,9 +15,10 @@ struct DeviceCall {
     Device device = Device::Host;
     void *context = nullptr;  // CUcontext
     void *stream = nullptr;   // CUstream
-    // Only the schedule comparison in bench/ sets this (manual vs tuned vs Halide's
-    // autoschedulers): other builds of the host kernels, run in place of the registered ones.
-    const KernelTable *host_kernel_overrides = nullptr;
+    // Only the benches set this (bench_spacedepth.cpp's schedule comparison, gpu_bench.cpp's
+    // CUDA schedule variants): other builds of the call's device's kernels, run in place of the
+    // registered ones.
+    const KernelTable *kernel_overrides = nullptr;
 };
 
 // How a plan is made (sd_plan_options): by the rules, or by timing the candidates (measure.cpp).

@@ -73,8 +73,8 @@ inline constexpr RegisteredKernel kRegisteredKernels[] = {
 // device's from its component where this program links it (device_backend.cpp).
 const RegisteredKernel *find_kernel(Device device, KernelFamily family, int width);
 
-// Host kernels by family and kernel_width_index(): other builds of the same generator that a
-// call may run instead (DeviceCall::host_kernel_overrides); a null entry keeps the registered one.
+// Kernels by family and kernel_width_index(): other builds of the same generator that a call may
+// run instead (DeviceCall::kernel_overrides); a null entry keeps the registered one.
 using KernelTable = std::array<std::array<KernelFn, kKernelWidthCount>, kKernelFamilyCount>;
 
 }  // namespace spacedepth::detail

@@ -38,7 +38,11 @@ ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Targ
         {"block_vectors", &ScheduleTuning::block_vectors},
         {"task_kib", &ScheduleTuning::task_kib},
         {"tile_rows", &ScheduleTuning::tile_rows},
-        {"tile_row_bytes", &ScheduleTuning::tile_row_bytes}};
+        {"tile_row_bytes", &ScheduleTuning::tile_row_bytes},
+        {"gpu_tile_x", &ScheduleTuning::gpu_tile_x},
+        {"gpu_thread_rows", &ScheduleTuning::gpu_thread_rows},
+        {"gpu_direct_transpose", &ScheduleTuning::gpu_direct_transpose},
+        {"gpu_vector_block", &ScheduleTuning::gpu_vector_block}};
     for (const std::string &entry : split(spec, '+')) {
         std::vector<std::string> parts = split(entry, '/');
         _halide_user_assert(!parts.empty() && Halide::Target::validate_target_string(parts[0]))
@@ -52,7 +56,8 @@ ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Targ
                 if (name == field_name) field = &(tuning.*member);
             }
             _halide_user_assert(field != nullptr && colon != std::string::npos)
-                << "tuning: unknown parameter '" << parts[i] << "' (schedules/tunables.json lists the known ones)";
+                << "tuning: unknown parameter '" << parts[i]
+                << "' (schedules/tunables.json lists the CPU ones, permute_copy_schedule.h the gpu_ ones)";
             int value = 0;
             std::istringstream number(parts[i].substr(colon + 1));
             _halide_user_assert((number >> value) && number.eof() && value > 0 && (value & (value - 1)) == 0)

@@ -20,6 +20,12 @@ struct ScheduleTuning {
     int task_kib = 0;        // KiB per parallel task (the parallel grain)
     int tile_rows = 0;       // transpose tile: output elements per tile (t0)
     int tile_row_bytes = 0;  // transpose tile: bytes of each input row (t1 times the element size)
+    // GPU schedules (schedules/gpu.cpp); the tile along grid y stays kGpuTileEdge, which the
+    // runtime's grid chunking assumes (runtime/plan_gpu.cpp).
+    int gpu_tile_x = 0;            // threads along the block's x (the dense output dim)
+    int gpu_thread_rows = 0;       // threads along y; each does kGpuTileEdge / gpu_thread_rows rows
+    int gpu_direct_transpose = 0;  // 1: the transpose family without its shared-memory tile
+    int gpu_vector_block = 0;      // 1: block digit 0 as a vector in the thread, not unrolled
 };
 
 // Picks this target's entry from the `tuning` generator parameter, written by cmake/Tuning.cmake:

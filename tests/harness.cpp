@@ -1,6 +1,7 @@
 #include "tests/harness.h"
 
 #include "runtime/execute.h"
+#include "tools/cuda_driver.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -61,14 +62,77 @@ spacedepth::Device test_device() {
     using spacedepth::Device;
     static const Device device = [] {
         const char *name = std::getenv("SPACEDEPTH_TEST_DEVICE");
-        return name != nullptr && std::strcmp(name, "opencl") == 0 ? Device::OpenCL : Device::Host;
+        if (name != nullptr && std::strcmp(name, "opencl") == 0) return Device::OpenCL;
+        if (name != nullptr && std::strcmp(name, "cuda") == 0) return Device::Cuda;
+        return Device::Host;
     }();
     return device;
+}
+
+// The bytes a tensor's elements occupy, [low, high) from its data pointer, by the reference's
+// offsets; false where the descriptor has no such span (a bad call the library must refuse).
+bool byte_span(const spacedepth::Tensor &t, int64_t *low, int64_t *high) {
+    if (t.dims.size() != t.strides.size() || t.dims.size() == 0 || t.dims.size() > reference::kMaxDims) return false;
+    const reference::TensorRef r = as_reference(t);
+    *low = 0;
+    *high = r.elem_bytes;
+    for (int i = 0; i < r.ndim; i++) {
+        if (r.dims[i] <= 0 || r.dims[i] > (int64_t{1} << 40)) return false;
+        // Offsets are linear along every dim but a blocked layout's channels: those are walked.
+        const bool walk = i == 1 && r.layout == reference::Layout::Blocked;
+        int64_t lo = 0, hi = 0;
+        for (int64_t x = 0; x < r.dims[i]; x = (walk || x + 1 == r.dims[i]) ? x + 1 : r.dims[i] - 1) {
+            const int64_t o = reference::dim_byte_offset(r, i, x);
+            lo = std::min(lo, o);
+            hi = std::max(hi, o);
+        }
+        *low += lo;
+        *high += hi;
+    }
+    return *high - *low <= (int64_t{1} << 36);
+}
+
+// SPACEDEPTH_TEST_DEVICE=cuda: each tensor's span (padding and sentinels included) is copied to
+// GPU memory, the op runs there on the default stream, and the output's span comes back, so the
+// tests compare exactly the bytes the kernel wrote, and those it must have left alone.
+spacedepth::Status run_through_cuda(const Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out) {
+    cuda_driver::Driver &d = cuda_driver::driver();
+    if (!d.usable()) {
+        return spacedepth::Status(SD_ERROR_UNSUPPORTED, "SPACEDEPTH_TEST_DEVICE=cuda: " + d.why_not);
+    }
+    int64_t in_low = 0, in_high = 0, out_low = 0, out_high = 0;
+    if (!byte_span(in, &in_low, &in_high) || !byte_span(out, &out_low, &out_high)) {
+        return spacedepth::run_cuda(p, in, out,
+                                    spacedepth::CudaStream{d.context, nullptr});  // refused before the device
+    }
+    const size_t in_bytes = static_cast<size_t>(in_high - in_low), out_bytes = static_cast<size_t>(out_high - out_low);
+    uint64_t din = 0, dout = 0;
+    auto fail = [&](const char *what) {
+        if (din) d.cuMemFree(din);
+        if (dout) d.cuMemFree(dout);
+        return spacedepth::Status(SD_ERROR_KERNEL, std::string("SPACEDEPTH_TEST_DEVICE=cuda: ") + what + " failed");
+    };
+    const uint8_t *in_host = static_cast<const uint8_t *>(in.data) + in_low;
+    uint8_t *out_host = static_cast<uint8_t *>(out.data) + out_low;
+    if (d.cuMemAlloc(&din, in_bytes) != 0 || d.cuMemAlloc(&dout, out_bytes) != 0) return fail("cuMemAlloc");
+    if (d.cuMemcpyHtoD(din, in_host, in_bytes) != 0 || d.cuMemcpyHtoD(dout, out_host, out_bytes) != 0) {
+        return fail("cuMemcpyHtoD");
+    }
+    spacedepth::Tensor din_t = in, dout_t = out;
+    din_t.data = reinterpret_cast<void *>(din - in_low);
+    dout_t.data = reinterpret_cast<void *>(dout - out_low);
+    const spacedepth::Status s = spacedepth::run_cuda(p, din_t, dout_t, spacedepth::CudaStream{d.context, nullptr});
+    if (d.cuCtxSynchronize() != 0) return fail("cuCtxSynchronize after the kernel");
+    if (s.ok() && d.cuMemcpyDtoH(out_host, dout, out_bytes) != 0) return fail("cuMemcpyDtoH");
+    d.cuMemFree(din);
+    d.cuMemFree(dout);
+    return s;
 }
 
 }  // namespace
 
 spacedepth::Status run_op(const spacedepth::Params &p, const spacedepth::Tensor &in, const spacedepth::Tensor &out) {
+    if (test_device() == spacedepth::Device::Cuda) return run_through_cuda(p, in, out);
     return spacedepth::detail::run_on(p, in, out, {test_device(), nullptr, nullptr});
 }
 

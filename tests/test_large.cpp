@@ -4,8 +4,9 @@
 // million random positions and at every element around the 2^31 boundary against docs/SPEC.md's
 // formula (through the reference's offsets), and byte for byte after the round trip.
 // Needs about 4.5 GiB of memory: skipped, saying why, where less is available (make test-large
-// runs only these tests).
+// runs only these tests). Through GPU memory with SPACEDEPTH_TEST_DEVICE=cuda (bench/gpu_check.sh).
 #include "spacedepth/spacedepth.h"
+#include "tests/harness.h"
 #include "tests/reference.h"
 
 #include <gtest/gtest.h>
@@ -79,7 +80,7 @@ TEST(LargeTensors, DimensionOver2To31AndOver2GiB) {
     const Tensor space = Tensor::dense(out.get(), DType::UInt8, Layout::NCHW, {1, 1, 1, 2 * w});
     ASSERT_GT(space.dims[3], int64_t{INT32_MAX});
     const Params d2s{Op::DepthToSpace, Block(1, 2), Order::DCR, 0};
-    const Status s = run(d2s, deep, space);
+    const Status s = testing_support::run_op(d2s, deep, space);
     ASSERT_TRUE(s.ok()) << s.message();
 
     // docs/SPEC.md section 2, DCR: out(n, c, h*bh + by, w*bw + bx) = in(n, (by*bw + bx)*C + c, h, w).
@@ -111,8 +112,8 @@ TEST(LargeTensors, DimensionOver2To31AndOver2GiB) {
 
     // And back, into the input's memory: the round trip restores every byte of the pattern.
     std::memset(in.get(), 0xA5, bytes);
-    const Status r = run(Params{Op::SpaceToDepth, Block(1, 2), Order::DCR, 0}, space,
-                         Tensor::dense(in.get(), DType::UInt8, Layout::NCHW, {1, 2, 1, w}));
+    const Status r = testing_support::run_op(Params{Op::SpaceToDepth, Block(1, 2), Order::DCR, 0}, space,
+                                             Tensor::dense(in.get(), DType::UInt8, Layout::NCHW, {1, 2, 1, w}));
     ASSERT_TRUE(r.ok()) << r.message();
     int64_t first_wrong = -1;
     for (int64_t i = 0; i < bytes && first_wrong < 0; i++) {

@@ -27,14 +27,23 @@ Driver open_driver() {
     }
     d.has_library = true;
     std::string &w = d.why_not;
-    bool ok = load(lib, d.cuInit, "cuInit", w) & load(lib, d.cuDeviceGetCount, "cuDeviceGetCount", w) &
-              load(lib, d.cuDeviceGet, "cuDeviceGet", w) & load(lib, d.cuDeviceGetName, "cuDeviceGetName", w) &
-              load(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", w) &
-              load(lib, d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", w) &
-              load(lib, d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", w) &
-              load(lib, d.cuCtxSynchronize, "cuCtxSynchronize", w) & load(lib, d.cuMemAlloc, "cuMemAlloc_v2", w) &
-              load(lib, d.cuMemFree, "cuMemFree_v2", w) & load(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", w) &
-              load(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", w) & load(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2", w);
+    bool ok =
+        load(lib, d.cuInit, "cuInit", w) & load(lib, d.cuDeviceGetCount, "cuDeviceGetCount", w) &
+        load(lib, d.cuDeviceGet, "cuDeviceGet", w) & load(lib, d.cuDeviceGetName, "cuDeviceGetName", w) &
+        load(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", w) &
+        load(lib, d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", w) &
+        load(lib, d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", w) & load(lib, d.cuCtxSynchronize, "cuCtxSynchronize", w) &
+        load(lib, d.cuMemAlloc, "cuMemAlloc_v2", w) & load(lib, d.cuMemFree, "cuMemFree_v2", w) &
+        load(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", w) & load(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", w) &
+        load(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2", w) & load(lib, d.cuStreamCreate, "cuStreamCreate", w) &
+        load(lib, d.cuStreamDestroy, "cuStreamDestroy_v2", w) &
+        load(lib, d.cuStreamSynchronize, "cuStreamSynchronize", w) & load(lib, d.cuEventCreate, "cuEventCreate", w) &
+        load(lib, d.cuEventDestroy, "cuEventDestroy_v2", w) & load(lib, d.cuEventRecord, "cuEventRecord", w) &
+        load(lib, d.cuEventSynchronize, "cuEventSynchronize", w) &
+        load(lib, d.cuEventElapsedTime, "cuEventElapsedTime", w) &
+        load(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", w) & load(lib, d.cuMemsetD8, "cuMemsetD8_v2", w) &
+        load(lib, d.cuMemGetInfo, "cuMemGetInfo_v2", w) & load(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute", w) &
+        load(lib, d.cuGetErrorString, "cuGetErrorString", w);
     if (!ok) {
         return d;
     }

@@ -23,6 +23,20 @@ struct Driver {
     int (*cuMemcpyHtoD)(uint64_t, const void *, size_t) = nullptr;
     int (*cuMemcpyDtoH)(void *, uint64_t, size_t) = nullptr;
     int (*cuMemcpyDtoD)(uint64_t, uint64_t, size_t) = nullptr;
+    // For timing (bench/gpu_bench.cpp): streams, events, asynchronous copies and fills.
+    int (*cuStreamCreate)(void **, unsigned) = nullptr;
+    int (*cuStreamDestroy)(void *) = nullptr;
+    int (*cuStreamSynchronize)(void *) = nullptr;
+    int (*cuEventCreate)(void **, unsigned) = nullptr;
+    int (*cuEventDestroy)(void *) = nullptr;
+    int (*cuEventRecord)(void *, void *) = nullptr;
+    int (*cuEventSynchronize)(void *) = nullptr;
+    int (*cuEventElapsedTime)(float *, void *, void *) = nullptr;
+    int (*cuMemcpyDtoDAsync)(uint64_t, uint64_t, size_t, void *) = nullptr;
+    int (*cuMemsetD8)(uint64_t, unsigned char, size_t) = nullptr;
+    int (*cuMemGetInfo)(size_t *, size_t *) = nullptr;
+    int (*cuDeviceGetAttribute)(int *, int, int) = nullptr;
+    int (*cuGetErrorString)(int, const char **) = nullptr;
 
     bool has_library = false;  // libcuda.so.1 was found
     void *context = nullptr;   // GPU 0's primary context, current on the loading thread

@@ -4,6 +4,8 @@
 
 #include "HalideRuntimeCuda.h"
 
+#include <dlfcn.h>
+
 #include <iterator>
 #include <mutex>
 
@@ -78,5 +80,18 @@ constexpr DeviceBackend kCuda = {kCudaKernels, std::size(kCudaKernels), install_
 
 }  // namespace
 }  // namespace spacedepth::detail
+
+// Halide's CUDA runtime finds the driver by this hook. Its own version looks for the symbols in
+// the process, then dlopens "libcuda.so": the name that only CUDA's development files provide, so
+// on a machine with the driver alone (libcuda.so.1, as on GPU servers and in containers) it found
+// none, while our own loader (tools/cuda_driver.cpp, RTLD_LOCAL) had. This definition replaces
+// the runtime's weak one and tries the driver's own name first.
+extern "C" void *halide_cuda_get_symbol(void *, const char *name) {
+    static void *const lib = [] {
+        void *l = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        return l != nullptr ? l : dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    }();
+    return lib != nullptr ? dlsym(lib, name) : nullptr;
+}
 
 extern "C" const spacedepth::detail::DeviceBackend *spacedepth_cuda_backend() { return &spacedepth::detail::kCuda; }

@@ -54,7 +54,8 @@ test-arm: build-arm
 
 # Sanitizer builds (CMakePresets.json asan / ubsan / tsan, clang-14): the GoogleTest suite and the
 # CLI test with the runtime, CLI and tests instrumented; the asan build also runs the fuzzer for
-# 60 s (ctest fuzz_short). They reuse the release build's generator, for one x86 target.
+# 60 s (ctest fuzz_short). They link the release build's kernels, every x86 target of it
+# (SPACEDEPTH_KERNELS_FROM in CMakePresets.json's sanitize-base), and generate none.
 test-asan test-ubsan test-tsan: test-%: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset $* >/dev/null
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $* -j $(JOBS)

@@ -224,7 +224,6 @@ int main(int argc, char **argv) {
 
     void *stream = nullptr;
     check(d().cuStreamCreate(&stream, 0), "cuStreamCreate");
-    const CudaStream cuda_stream{d().context, stream};
     std::vector<Row> rows;
     int failures = 0;
     try {

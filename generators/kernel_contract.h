@@ -48,8 +48,10 @@ constexpr const char *device_name(Device d) {
 }
 
 // Kernel element widths in bytes; a wider dtype moves as several elements of 8 bytes.
+// Ascending; the planner widens to the widest that fits and falls back to 1.
 constexpr int kKernelWidths[] = {1, 2, 4, 8};
-constexpr int kKernelWidthCount = 4;
+constexpr int kKernelWidthCount = static_cast<int>(sizeof(kKernelWidths) / sizeof(kKernelWidths[0]));
+static_assert(kKernelWidths[0] == 1, "every view moves as bytes at worst");
 constexpr int kernel_width_index(int width) { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }
 
 // ---- CPU views (runtime/plan_cpu.cpp -> schedules/cpu_ladder.cpp).

@@ -424,10 +424,12 @@ std::string build_info() {
         s << "  (1-byte kernels; 2- to 8-byte kernels: " << wider << ")\n";
     }
     const detail::IsaCap &cap = detail::isa_cap();
+    std::string levels;  // from the probe's own list, so the message cannot fall behind it
+    for (const char *level : detail::kIsaLevels) levels += (levels.empty() ? "" : ", ") + std::string(level);
     s << "ISA cap (SPACEDEPTH_MAX_ISA): "
       << (cap.value.empty() ? std::string("none")
           : cap.level >= 0  ? cap.value + " (kernels take at most the " + cap.value + " path)"
-                            : "'" + cap.value + "' is not one of baseline, sse41, avx2, avx512_skylake: no cap")
+                            : "'" + cap.value + "' is not one of " + levels + ": no cap")
       << "\n";
     const detail::TuningInfo tuning = detail::tuning_info();
     s << "tuning database: " << (tuning.database.empty() ? "none (schedule defaults)" : tuning.database) << "\n";

@@ -33,8 +33,8 @@ constexpr int kMaxRounds = 25;
 constexpr int kConfirmRounds = 9;
 // Candidates slower than this, relative to the rules' plan, are not timed further.
 constexpr double kMaxSlowdown = 2;
-// A lower bound on a call's time from its bytes (read and written at 100 GB/s): tensors whose
-// timing cannot fit the limit are not given scratch memory at all.
+// A lower bound on a call's time from its bytes (those read plus those written, at 50 GB/s):
+// tensors whose timing cannot fit the limit are not given scratch memory at all.
 constexpr double kFastestBytesPerNs = 50;
 constexpr int64_t kMaxScratchBytes = int64_t{1} << 30;  // per tensor
 

@@ -114,7 +114,8 @@ Plan normalize(const Problem &p, const View &view, Device device, const PlanChoi
     // every stride, every offset and both origins.
     const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data) + static_cast<uintptr_t>(plan.in_offset),
                     out_addr = reinterpret_cast<uintptr_t>(p.out.data) + static_cast<uintptr_t>(plan.out_offset);
-    for (int w : {8, 4, 2, 1}) {
+    for (int k = kKernelWidthCount - 1; k >= 0; k--) {  // widest first
+        const int w = kKernelWidths[k];
         bool ok = in_addr % w == 0 && out_addr % w == 0;
         for (size_t i = 0; i < dims.size(); i++) {
             const bool run = i == 0 && dims[0].in_stride == 1 && dims[0].out_stride == 1;

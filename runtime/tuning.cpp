@@ -152,6 +152,8 @@ bool x86_feature_has_halide_bit(const char *halide_name) {
     for (const FeatureBit &f : kX86FeatureBits) {
         if (std::strcmp(f.halide_name, halide_name) == 0) return true;
     }
+#else
+    (void)halide_name;  // no x86 bits on this architecture
 #endif
     return false;
 }

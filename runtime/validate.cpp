@@ -111,7 +111,11 @@ bool output_aliases_itself(const sd_tensor &t) {
     auto d = memory_dims(t);
     d.erase(std::remove_if(d.begin(), d.end(), [](auto p) { return p.first <= 1; }), d.end());
     for (auto &[extent, stride] : d) stride = magnitude(stride);
-    std::sort(d.begin(), d.end(), [](auto a, auto b) { return a.second < b.second; });
+    // By stride, a few dims: insertion sort (std::sort's 16-element branch, dead here, draws
+    // GCC 12's -Warray-bounds on the small vector's inline storage).
+    for (size_t i = 1; i < d.size(); i++) {
+        for (size_t j = i; j > 0 && d[j].second < d[j - 1].second; j--) std::swap(d[j], d[j - 1]);
+    }
     int64_t reach = 0;  // largest offset reachable with the dims so far
     for (auto [extent, stride] : d) {
         if (stride <= reach) {

@@ -272,11 +272,15 @@ Status import_wisdom_text(const std::string &text, const std::string &source) {
     }
     Store &s = store();
     std::lock_guard<std::mutex> lock(s.mutex);
-    for (auto &[key, choice] : read) s.choices[key] = choice;
-    if (s.choices.size() > kMaxEntries) {
-        return error(SD_ERROR_INVALID_ARGUMENT, "wisdom " + source + ": with it the wisdom would hold more than " +
-                                                    std::to_string(kMaxEntries) + " plans; nothing imported");
+    // The cap is checked before anything merges: a refused import leaves the store as it was.
+    size_t added = 0;
+    for (const auto &entry : read) added += s.choices.count(entry.first) == 0;
+    if (s.choices.size() + added > kMaxEntries) {
+        return error(SD_ERROR_INVALID_ARGUMENT, "wisdom " + source + ": with it the wisdom would hold " +
+                                                    std::to_string(s.choices.size() + added) + " plans, more than " +
+                                                    std::to_string(kMaxEntries) + "; nothing imported");
     }
+    for (auto &[key, choice] : read) s.choices[key] = choice;
     s.size.store(s.choices.size(), std::memory_order_relaxed);
     s.generation.fetch_add(1, std::memory_order_relaxed);
     return {};

@@ -94,7 +94,9 @@ TEST(IsaDispatch, RunsTheForcedPath) {
     ASSERT_TRUE(spacedepth::space_to_depth(tin, tout, 2).ok());
     // The wrappers take the baseline without asking when every better path is refused, and a cap
     // installed after this hook refuses them before it is asked.
-    if (want > 0) ASSERT_GT(queries.load(), 0) << "the kernel wrappers never asked which path to run";
+    if (want > 0) {
+        ASSERT_GT(queries.load(), 0) << "the kernel wrappers never asked which path to run";
+    }
     EXPECT_EQ(chosen_level.load(), want) << "ran " << kLevels[chosen_level.load()] << ", expected " << kLevels[want];
     std::printf("kernel path: %s\n", kLevels[chosen_level.load()]);
     // `spacedepth info` says so: the cap, and a target of that level.
@@ -146,7 +148,9 @@ TEST(IsaDispatch, ShortRunsAndShortDeinterleavesTakeTheAvx2Path) {
             fill_unique(in, c.channels);
             const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
             const bool avx2 = plan.find("AVX2 path") != std::string::npos;
-            if (!strided) EXPECT_EQ(avx2, c.avx2 && beside) << plan;
+            if (!strided) {
+                EXPECT_EQ(avx2, c.avx2 && beside) << plan;
+            }
             ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
             EXPECT_EQ(compare(out, expected_output(p, in, out)), "") << plan;
         }

@@ -322,6 +322,33 @@ TEST_F(Wisdom, HostileFilesAreRefusedWhole) {
     std::remove(big.c_str());
 }
 
+// The cap holds for the store, not only for one file: an import that would take the store over
+// 100,000 plans is refused before anything merges, so the store, and the generation the plan
+// caches watch, stay as they were. A file whose plans are already held adds nothing and passes.
+TEST_F(Wisdom, AnImportOverTheCapChangesNothing) {
+    auto plans = [](int first, int count) {
+        std::string text = header();
+        for (int i = first; i < first + count; i++) {
+            text += "plan depth_to_space DCR 1 2 2 2 0 float32 NHWC 1 8 1 4 4 128 1 0 32 " + std::to_string(i) +
+                    " float32 NHWC 1 2 1 8 8 128 1 0 16 2 general serial best output\n";
+        }
+        return text;
+    };
+    spacedepth::forget_wisdom();
+    ASSERT_TRUE(spacedepth::import_wisdom_text(plans(0, 60000)).ok());
+    const std::string before = spacedepth::wisdom_text();
+    const uint64_t generation = spacedepth::detail::wisdom_generation();
+    const spacedepth::Status s = spacedepth::import_wisdom_text(plans(60000, 60000));
+    EXPECT_EQ(s.code(), SD_ERROR_INVALID_ARGUMENT) << s.message();
+    EXPECT_NE(s.message().find("would hold 120000 plans, more than 100000; nothing imported"), std::string::npos)
+        << s.message();
+    EXPECT_EQ(spacedepth::wisdom_text(), before) << "a refused import kept plans";
+    EXPECT_EQ(spacedepth::detail::wisdom_generation(), generation);
+    // 40,000 held already and 40,000 new: 100,000 in all, at the cap, taken.
+    EXPECT_TRUE(spacedepth::import_wisdom_text(plans(20000, 80000)).ok());
+    EXPECT_EQ(spacedepth::import_wisdom_text(plans(99999, 2)).code(), SD_ERROR_INVALID_ARGUMENT);
+}
+
 // A hostile choice for a real shape (a parallel plan for a single-thread call, a transpose for a
 // view the transpose kernels cannot take) is clamped to what the call allows, and stays right.
 TEST_F(Wisdom, AChoiceTheCallCannotTakeIsClamped) {

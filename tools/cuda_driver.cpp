@@ -27,23 +27,34 @@ Driver open_driver() {
     }
     d.has_library = true;
     std::string &w = d.why_not;
-    bool ok =
-        load(lib, d.cuInit, "cuInit", w) & load(lib, d.cuDeviceGetCount, "cuDeviceGetCount", w) &
-        load(lib, d.cuDeviceGet, "cuDeviceGet", w) & load(lib, d.cuDeviceGetName, "cuDeviceGetName", w) &
-        load(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", w) &
-        load(lib, d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", w) &
-        load(lib, d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", w) & load(lib, d.cuCtxSynchronize, "cuCtxSynchronize", w) &
-        load(lib, d.cuMemAlloc, "cuMemAlloc_v2", w) & load(lib, d.cuMemFree, "cuMemFree_v2", w) &
-        load(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", w) & load(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", w) &
-        load(lib, d.cuMemcpyDtoD, "cuMemcpyDtoD_v2", w) & load(lib, d.cuStreamCreate, "cuStreamCreate", w) &
-        load(lib, d.cuStreamDestroy, "cuStreamDestroy_v2", w) &
-        load(lib, d.cuStreamSynchronize, "cuStreamSynchronize", w) & load(lib, d.cuEventCreate, "cuEventCreate", w) &
-        load(lib, d.cuEventDestroy, "cuEventDestroy_v2", w) & load(lib, d.cuEventRecord, "cuEventRecord", w) &
-        load(lib, d.cuEventSynchronize, "cuEventSynchronize", w) &
-        load(lib, d.cuEventElapsedTime, "cuEventElapsedTime", w) &
-        load(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", w) & load(lib, d.cuMemsetD8, "cuMemsetD8_v2", w) &
-        load(lib, d.cuMemGetInfo, "cuMemGetInfo_v2", w) & load(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute", w) &
-        load(lib, d.cuGetErrorString, "cuGetErrorString", w);
+    bool ok = true;  // every symbol is looked up; why_not names the first one missing
+    auto need = [&](auto &fn, const char *name) { ok = load(lib, fn, name, w) && ok; };
+    need(d.cuInit, "cuInit");
+    need(d.cuDeviceGetCount, "cuDeviceGetCount");
+    need(d.cuDeviceGet, "cuDeviceGet");
+    need(d.cuDeviceGetName, "cuDeviceGetName");
+    need(d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    need(d.cuCtxPushCurrent, "cuCtxPushCurrent_v2");
+    need(d.cuCtxPopCurrent, "cuCtxPopCurrent_v2");
+    need(d.cuCtxSynchronize, "cuCtxSynchronize");
+    need(d.cuMemAlloc, "cuMemAlloc_v2");
+    need(d.cuMemFree, "cuMemFree_v2");
+    need(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+    need(d.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+    need(d.cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+    need(d.cuStreamCreate, "cuStreamCreate");
+    need(d.cuStreamDestroy, "cuStreamDestroy_v2");
+    need(d.cuStreamSynchronize, "cuStreamSynchronize");
+    need(d.cuEventCreate, "cuEventCreate");
+    need(d.cuEventDestroy, "cuEventDestroy_v2");
+    need(d.cuEventRecord, "cuEventRecord");
+    need(d.cuEventSynchronize, "cuEventSynchronize");
+    need(d.cuEventElapsedTime, "cuEventElapsedTime");
+    need(d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+    need(d.cuMemsetD8, "cuMemsetD8_v2");
+    need(d.cuMemGetInfo, "cuMemGetInfo_v2");
+    need(d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+    need(d.cuGetErrorString, "cuGetErrorString");
     if (!ok) {
         return d;
     }

@@ -36,7 +36,7 @@
 
 #define SPACEDEPTH_CUDA_VARIANT(family, bytes, name, variant, tuning) \
     extern "C" int name(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *);
-#include "generators/kernels_cuda_variants.inc"
+#include "contract/kernels_cuda_variants.inc"
 #undef SPACEDEPTH_CUDA_VARIANT
 
 namespace {
@@ -55,7 +55,7 @@ const std::vector<Variant> &variants() {
     static const std::vector<Variant> v = {
 #define SPACEDEPTH_CUDA_VARIANT(family, bytes, name, variant, tuning) \
     {variant, tuning, KernelFamily::family, bytes, name},
-#include "generators/kernels_cuda_variants.inc"
+#include "contract/kernels_cuda_variants.inc"
 #undef SPACEDEPTH_CUDA_VARIANT
     };
     return v;

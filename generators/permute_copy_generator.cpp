@@ -9,7 +9,7 @@
 //
 // The element type is set per library (input.type=uint8|uint16|uint32|uint64): the op only moves
 // bits, so one kernel per element width serves every dtype. The generator parameter `family`
-// selects the schedule family (generators/kernel_contract.h): `general` (run copies,
+// selects the schedule family (contract/kernel_contract.h): `general` (run copies,
 // interleaves, deinterleaves, short runs, small transposes), `transpose` (tiled transposes, for
 // views whose input is dense along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC
 // conversion) or `small` (serial, minimal entry cost, for tensors of a few KiB).

@@ -4,7 +4,7 @@
 // the GPU kernels are in their components' tables (runtime/device_backend.h).
 #pragma once
 
-#include "generators/kernel_contract.h"
+#include "contract/kernel_contract.h"
 
 #include <array>
 #include <cstddef>
@@ -13,7 +13,7 @@
 // One declaration per kernel: the generator's signature (KernelFn), C linkage.
 #define SPACEDEPTH_KERNEL(device, family, width, name) \
     extern "C" int name(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *);
-#include "generators/kernels.inc"
+#include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 
 // The AVX2 paths of the multi-target host kernels, declared under their own names (name_avx2):
@@ -28,7 +28,7 @@
 #define SPACEDEPTH_AVX2_PATH(name, symbol)                                                             \
     extern "C" int name##_avx2(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *) \
         SPACEDEPTH_SYMBOL(symbol);
-#include "generators/avx2_paths.inc"
+#include "contract/avx2_paths.inc"
 #undef SPACEDEPTH_AVX2_PATH
 #undef SPACEDEPTH_SYMBOL
 
@@ -40,7 +40,7 @@ struct Avx2Path {
 };
 inline constexpr Avx2Path kAvx2Paths[] = {
 #define SPACEDEPTH_AVX2_PATH(name, symbol) {#name, name##_avx2},
-#include "generators/avx2_paths.inc"
+#include "contract/avx2_paths.inc"
 #undef SPACEDEPTH_AVX2_PATH
     {nullptr, nullptr},
 };
@@ -65,7 +65,7 @@ struct RegisteredKernel {
 inline constexpr RegisteredKernel kRegisteredKernels[] = {
 #define SPACEDEPTH_KERNEL(device, family, width, name) \
     {Device::device, KernelFamily::family, width, #name, name, avx2_path_of(#name)},
-#include "generators/kernels.inc"
+#include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 };
 

@@ -1,8 +1,8 @@
 // Planning: a View made ready for the kernels (plan_cpu.cpp, plan_gpu.cpp). The kernel side of
-// the contract, what each slot means to the schedules, is generators/kernel_contract.h.
+// the contract, what each slot means to the schedules, is contract/kernel_contract.h.
 #pragma once
 
-#include "generators/kernel_contract.h"
+#include "contract/kernel_contract.h"
 #include "runtime/checked_math.h"
 #include "runtime/view.h"
 

@@ -1,6 +1,6 @@
 // CPU planning: a View becomes the calls of one CPU kernel. The steps every device shares
 // (bytes, memory order, merging, widening) come first; then the loop order, the fit into the
-// kernel's slots (generators/kernel_contract.h), the family and the parallel switch. GPU views
+// kernel's slots (contract/kernel_contract.h), the family and the parallel switch. GPU views
 // take the same first steps and are then arranged by plan_gpu.cpp. describe_plan() is here too.
 #include "runtime/kernel_registry.h"
 #include "runtime/plan.h"

@@ -7,7 +7,7 @@
 
 namespace spacedepth::detail {
 
-// The GPU view: the kernel dims by role (generators/kernel_contract.h), so that both sides of a
+// The GPU view: the kernel dims by role (contract/kernel_contract.h), so that both sides of a
 // warp's accesses are contiguous.
 //   general:   [u0, u1, t, t2, r0, r1]. u0, u1: block digits (extent <= kGpuMaxThreadDigit) dense on one side,
 //              done inside one thread; t: the thread index, dense on the output or, when the

@@ -4,7 +4,7 @@
 // same on every CPU; how wide and how unrolled each is comes from the target's LadderShape.
 //
 // The runtime hands the kernel a normalised view (runtime/plan_cpu.cpp; the slots' roles are in
-// generators/kernel_contract.h): dims sorted by output stride, size-1 dims dropped, contiguous
+// contract/kernel_contract.h): dims sorted by output stride, size-1 dims dropped, contiguous
 // dims merged, the element widened where a run allows. So the output's dim 0 is dense whenever
 // the output is, and the patterns that matter are recognisable from a few strides. Each gets
 // its own specialisation; the first that holds wins. The constants in each pattern are the

@@ -1,6 +1,6 @@
 // GPU schedules for permute_copy: CUDA, and the same code for OpenCL (which runs them on the CPU
 // through PoCL in the tests). The runtime arranges a GPU view's dims by role (runtime/plan_gpu.cpp;
-// the roles of the slots are in generators/kernel_contract.h), so the schedule never has to find
+// the roles of the slots are in contract/kernel_contract.h), so the schedule never has to find
 // them:
 //
 //   general:   x0, x1 = block digits with a stride of 1 on one side, done inside one thread

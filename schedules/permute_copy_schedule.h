@@ -4,7 +4,7 @@
 
 #include "Halide.h"
 
-#include "generators/kernel_contract.h"
+#include "contract/kernel_contract.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // Calls one 4-byte kernel of a separate build directly (ctest regenerate_* and tuning_database:
 // tests/check_regenerate.sh, tests/check_tuning.sh), on 6-D views laid out as
-// generators/kernel_contract.h says, serially and on the thread pool, and checks every element.
+// contract/kernel_contract.h says, serially and on the thread pool, and checks every element.
 // Written against the kernel's own header and the contract alone, so it links with two archives,
 // the kernel and the Halide runtime, and needs no runtime library or other kernel.
 //   -DKERNEL=<name>: the kernel (its header is <name>.h); any family takes the transposes.
@@ -19,7 +19,7 @@
 
 namespace {
 
-constexpr int kRank = 6;  // generators/kernel_contract.h, kKernelRank
+constexpr int kRank = 6;  // contract/kernel_contract.h, kKernelRank
 
 halide_buffer_t view(uint32_t *data, const halide_dimension_t (&dims)[kRank], halide_dimension_t *storage) {
     for (int i = 0; i < kRank; i++) storage[i] = dims[i];

@@ -60,7 +60,7 @@ KernelView make_view(const std::string &name, std::initializer_list<int64_t> ext
     return v;
 }
 
-// Views of the shapes each family is sent (generators/kernel_contract.h): the general family's
+// Views of the shapes each family is sent (contract/kernel_contract.h): the general family's
 // run copies, interleaves, deinterleaves and gathers; the transpose family's dense-output,
 // dense-input-along-slot-1 views; and small tensors.
 std::vector<KernelView> views_for(KernelFamily family) {

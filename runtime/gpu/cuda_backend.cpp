@@ -10,7 +10,7 @@
 #include <mutex>
 
 #define SPACEDEPTH_KERNEL SPACEDEPTH_GPU_KERNEL_DECLARATION
-#include "generators/kernels_cuda.inc"
+#include "contract/kernels_cuda.inc"
 #undef SPACEDEPTH_KERNEL
 
 namespace spacedepth::detail {
@@ -18,7 +18,7 @@ namespace {
 
 constexpr RegisteredKernel kCudaKernels[] = {
 #define SPACEDEPTH_KERNEL SPACEDEPTH_GPU_KERNEL_ROW
-#include "generators/kernels_cuda.inc"
+#include "contract/kernels_cuda.inc"
 #undef SPACEDEPTH_KERNEL
 };
 

@@ -11,7 +11,7 @@
 #include <iterator>
 
 #define SPACEDEPTH_KERNEL SPACEDEPTH_GPU_KERNEL_DECLARATION
-#include "generators/kernels_opencl.inc"
+#include "contract/kernels_opencl.inc"
 #undef SPACEDEPTH_KERNEL
 
 namespace spacedepth::detail {
@@ -19,7 +19,7 @@ namespace {
 
 constexpr RegisteredKernel kOpenCLKernels[] = {
 #define SPACEDEPTH_KERNEL SPACEDEPTH_GPU_KERNEL_ROW
-#include "generators/kernels_opencl.inc"
+#include "contract/kernels_opencl.inc"
 #undef SPACEDEPTH_KERNEL
 };
 

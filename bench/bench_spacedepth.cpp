@@ -187,7 +187,7 @@ bool agrees_with_spacedepth(benchmark::State &state, Setup &s, const std::functi
 
 // The library through a plan, the path a caller repeating a shape takes (the one-shot run() pays
 // validation and planning on every call: see the fixed_cost rows).
-void BM_spacedepth(benchmark::State &state, Case c) {
+void BM_spacedepth(benchmark::State &state, const Case &c) {
     const int threads = static_cast<int>(state.range(1));
     Setup &s = cached_setup(c, state.range(0), threads);
     Plan plan;
@@ -236,7 +236,7 @@ PairedTimes paired_rounds(Setup &s, const Plan &a, const Plan &b) {
 // paired rounds: counter paired_ratio is the median of MEASURE's time over ESTIMATE's per round,
 // changed is 1 where MEASURE chose another plan, plan_ms the create's time
 // (`make bench-measure`, bench/measure_plans.py).
-void BM_plan_modes(benchmark::State &state, Case c) {
+void BM_plan_modes(benchmark::State &state, const Case &c) {
     const int threads = static_cast<int>(state.range(1));
     Setup &s = cached_setup(c, state.range(0), threads);
     forget_wisdom();
@@ -286,7 +286,7 @@ void set_switch_points_from(const std::string &spec, detail::SwitchPoints *point
 // that row); B's output is checked against A's first. Rows whose plans are the same time nothing.
 detail::SwitchPoints g_compare_points;
 
-void BM_switch_points(benchmark::State &state, Case c) {
+void BM_switch_points(benchmark::State &state, const Case &c) {
     const int64_t bytes = state.range(0);
     const int threads = static_cast<int>(state.range(1));
     const detail::SwitchPoints own = detail::switch_points();
@@ -339,7 +339,7 @@ Tensor uncached_variant(Tensor t, int k) {
 }
 
 // The same call one-shot (run()), planned on every call: validation, view, planning, kernel.
-void BM_oneshot(benchmark::State &state, Case c) {
+void BM_oneshot(benchmark::State &state, const Case &c) {
     const int threads = static_cast<int>(state.range(1));
     Setup &s = cached_setup(c, state.range(0), threads);
     if (Status st = run(s.params, s.in, s.out); !st.ok()) {
@@ -359,7 +359,7 @@ void BM_oneshot(benchmark::State &state, Case c) {
 }
 
 template <std::function<void()> (*MakePeer)(const Case &, const Tensor &, const Tensor &, int)>
-void BM_peer(benchmark::State &state, Case c) {
+void BM_peer(benchmark::State &state, const Case &c) {
     const int threads = static_cast<int>(state.range(1));
     Setup &s = cached_setup(c, state.range(0), threads);
     std::function<void()> peer = MakePeer(c, s.in, s.out, threads);
@@ -481,7 +481,7 @@ void BM_deinterleave_ceiling(benchmark::State &state) {
 
 // The parallel threshold: the same call on 2 threads with the pool forced on (mode 1) or off
 // (mode 0) at sizes around runtime/tuning.h's parallel_min_bytes, to show where threads pay.
-void BM_threshold(benchmark::State &state, Case c) {
+void BM_threshold(benchmark::State &state, const Case &c) {
     Setup &s = cached_setup(c, state.range(0), 2);
     const detail::SwitchPoints saved = detail::switch_points();
     detail::SwitchPoints forced = saved;
@@ -556,7 +556,7 @@ void register_small_tensors() {
 }
 
 // Rows <prefix>/<case>/bytes:N/threads:T for every case of the matrix at each size, 1 and 2 threads.
-void register_every_case(const std::string &prefix, void (*fn)(benchmark::State &, Case),
+void register_every_case(const std::string &prefix, void (*fn)(benchmark::State &, const Case &),
                          std::initializer_list<int64_t> sizes) {
     for (int64_t size : sizes) {
         for (int threads : {1, 2}) {
@@ -648,7 +648,7 @@ int register_all() {
             }
         }
         for (const Case &c : bench::model_cases()) {
-            auto add = [&](const char *impl, void (*fn)(benchmark::State &, Case)) {
+            auto add = [&](const char *impl, void (*fn)(benchmark::State &, const Case &)) {
                 benchmark::RegisterBenchmark(("model/" + std::string(impl) + "/" + c.name).c_str(), fn, c)
                     ->Args({size, 1})
                     ->ArgNames({"bytes", "threads"})
@@ -736,7 +736,7 @@ std::vector<ShapeClass> read_shape_classes(const std::string &path) {
     return classes;
 }
 
-void BM_shape(benchmark::State &state, ShapeClass sc, Schedule sched) {
+void BM_shape(benchmark::State &state, const ShapeClass &sc, const Schedule &sched) {
     auto s = make_setup(sc.c, sc.bytes, sc.threads);
     detail::DeviceCall call;
     call.kernel_overrides = sched.kernels;

@@ -179,9 +179,7 @@ struct Row {
     bool correct;
 };
 
-}  // namespace
-
-int main(int argc, char **argv) {
+int bench_main(int argc, char **argv) {
     CLI::App app{"spacedepth GPU bench: kernels in device memory against a device-to-device copy (CUDA events)"};
     std::vector<int64_t> sizes_mib = {1024, 64, 4};  // the largest first: the 1 GiB targets matter most
     int samples = 9;
@@ -366,4 +364,17 @@ int main(int argc, char **argv) {
     }
     std::printf("gpu_bench: %d wrong outputs\n", failures);
     return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    try {
+        return bench_main(argc, argv);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "gpu_bench: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "gpu_bench: an unknown exception\n");
+    }
+    return 1;
 }

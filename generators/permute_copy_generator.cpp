@@ -40,6 +40,7 @@ public:
 
     void generate() {
         std::vector<Var> x;
+        x.reserve(kKernelRank);
         for (int i = 0; i < kKernelRank; i++) {
             x.emplace_back("x" + std::to_string(i));
         }

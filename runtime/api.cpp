@@ -235,6 +235,8 @@ struct PlanCache {
 
     const PlannedCall *find(const CallKey &key) const {
         for (int i = 0; i < kEntries; i++) {
+            // Keys are zeroed whole before their fields are set (key_of), padding included.
+            // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
             if (valid[i] && std::memcmp(&keys[i], &key, sizeof(key)) == 0) return &plans[i];
         }
         return nullptr;

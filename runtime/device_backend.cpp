@@ -21,7 +21,8 @@ const DeviceBackend *device_backend(Device device) {
 
 std::string missing_backend_reason(Device device) {
     const bool cuda = device == Device::Cuda;
-    const bool built = cuda ? SPACEDEPTH_HAS_CUDA : SPACEDEPTH_HAS_OPENCL;
+    constexpr bool kBuilt[] = {SPACEDEPTH_HAS_CUDA, SPACEDEPTH_HAS_OPENCL};  // by API, as this build made them
+    const bool built = kBuilt[cuda ? 0 : 1];
     const std::string api = cuda ? "CUDA" : "OpenCL";
     if (!built) {
         return "this build has no " + api + " kernels (configured with SPACEDEPTH_" + (cuda ? "CUDA" : "OPENCL") +

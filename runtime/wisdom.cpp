@@ -97,7 +97,7 @@ int index_in(const char *const *names, int count, const std::string &token) {
 
 // Reads one plan line's tokens after "plan": the canonical key and the choice, or the rule broken.
 std::string parse_plan_line(const std::vector<std::string> &t, std::string *key, PlanChoice *choice) {
-    if (t.size() != static_cast<size_t>(kKeyTokens + kChoiceTokens)) {
+    if (t.size() != static_cast<size_t>(kKeyTokens) + static_cast<size_t>(kChoiceTokens)) {
         return "a plan line has " + std::to_string(kKeyTokens + kChoiceTokens) + " fields after 'plan', this one " +
                std::to_string(t.size());
     }

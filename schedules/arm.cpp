@@ -63,6 +63,7 @@ class SplitWideShuffles : public Internal::IRMutator {
                 std::vector<Expr> outer;
                 for (int j = 0; j < a; j++) {
                     std::vector<Expr> group;
+                    group.reserve(b);
                     for (int t = 0; t < b; t++) {
                         group.push_back(vectors[j + a * t]);
                     }

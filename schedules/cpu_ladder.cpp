@@ -113,7 +113,7 @@ void Ladder::unroll_dims_0_2_vectorize_1(Stage b, int w, bool par) const {
 // shape.max_loose_fit_bytes also need the row's ShiftInwards overlap within a quarter of the
 // row, or the half width takes it (x86.cpp: a 90-byte row is two 64-byte vectors, 128 bytes
 // moved, or three 32-byte ones).
-Expr Ladder::takes_width(Expr e, int w) const {
+Expr Ladder::takes_width(const Expr &e, int w) const {
     if (shape.max_loose_fit_bytes <= 0 || w * h.output.type().bytes() <= shape.max_loose_fit_bytes) {
         return e >= w;
     }
@@ -127,7 +127,7 @@ Expr Ladder::takes_width(Expr e, int w) const {
 // partitioned loop (a steady state, then one epilogue): with the tail in the loop rows of 37
 // vectors lost at 64 MiB, S2D NCHW u8 C3 b2 (2,364-byte rows) and f32 C3 b3 0.85-0.88x (AMD
 // EPYC, 1 thread, 3 rounds).
-void Ladder::vector_rows(Stage b, Expr row_extent, int w, bool par, bool tail_in_short_rows, Var xo,
+void Ladder::vector_rows(Stage b, const Expr &row_extent, int w, bool par, bool tail_in_short_rows, Var xo,
                          const std::function<void(Stage)> &split) const {
     auto schedule = [&](Stage st, bool tail_in_loop) {
         split(st);
@@ -308,8 +308,9 @@ void Ladder::apply(Stage s, bool par) const {
                       pixel_transpose_s2d_crd_b2(2)}) {
         const auto [a, bb, c, d] = p;
         // One vector, or the widest block width whose gather fits.
+        const int gather = d;  // a copy: a lambda may not capture a structured binding in C++17 (clang)
         const int w = *std::find_if(block_widths.begin(), block_widths.end(),
-                                    [&](int v) { return v <= vec && gather_fits(v, d); });
+                                    [&](int v) { return v <= vec && gather_fits(v, gather); });
         Var xo("x3o"), xi("x3i");
         Stage b = s.specialize(out_stride(0) == 1 && extent(0) == a && out_stride(1) == a && extent(1) == bb &&
                                out_stride(2) == a * bb && extent(2) == c && out_stride(3) == a * bb * c &&

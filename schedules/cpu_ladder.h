@@ -48,11 +48,11 @@ private:
     Halide::Expr in_stride(int d) const { return h.in.dim(d).stride(); }
     Halide::Expr out_stride(int d) const { return h.out.dim(d).stride(); }
     Halide::Expr extent(int d) const { return h.out.dim(d).extent(); }
-    Halide::Expr takes_width(Halide::Expr e, int w) const;
+    Halide::Expr takes_width(const Halide::Expr &e, int w) const;
     void unroll_dims_0_1_vectorize_2(Halide::Stage b, int w, bool parallel) const;
     void unroll_dims_0_2_vectorize_1(Halide::Stage b, int w, bool parallel) const;
     static constexpr int kLongRowVectors = 16;
-    void vector_rows(Halide::Stage b, Halide::Expr row_extent, int w, bool parallel, bool tail_in_short_rows,
+    void vector_rows(Halide::Stage b, const Halide::Expr &row_extent, int w, bool parallel, bool tail_in_short_rows,
                      Halide::Var xo, const std::function<void(Halide::Stage)> &split) const;
 
     const PermuteCopyHandles &h;

@@ -49,7 +49,7 @@ GpuShape gpu_shape(const ScheduleTuning &t) {
 // The general family's thread layout, over x2 (dense output, the warp's direction) and x3.
 // Grid: x = x2's tiles, y = x3's tiles, z = x4 and x5 fused (the runtime keeps x3 within
 // kMaxGpuGridBlocks tiles and x4 * x5 within kMaxGpuGridBlocks blocks).
-void thread_over_x2_x3(Stage s, const std::vector<Var> &x, Expr e2, GpuShape g) {
+void thread_over_x2_x3(Stage s, const std::vector<Var> &x, const Expr &e2, GpuShape g) {
     Var x2o("x2o"), x3o("x3o"), x2i("x2i"), x3i("x3i"), x3t("x3t"), x3r("x3r"), r("r");
     Var t("t"), to("to"), ti("ti");
     s.fuse(x[4], x[5], r);

@@ -6,8 +6,9 @@
 #      PoCL with the OpenCL ICD loader (runs the GPU schedules on the CPU: ctest opencl_pocl),
 #      pkgconf (the installed-package test builds a pkg-config consumer), clang-14 and
 #      libclang-rt-14-dev (the sanitizer builds and the libFuzzer target), clang-format-14 (ctest
-#      format), python3-dev (the Python module's headers when python3 is Debian's), libjemalloc-dev
-#      (the Halide generator's allocator: the same kernels in less CPU time).
+#      format) and clang-tidy-14 (ctest tidy), python3-dev (the Python module's headers when
+#      python3 is Debian's), libjemalloc-dev (the Halide generator's allocator: the same kernels
+#      in less CPU time).
 #   2. .venv with halide==21.0.0, CMake >= 3.28 and Ninja from PyPI, and for the Python module
 #      (python/) nanobind, and pytest and ml_dtypes for its tests (numpy alone: the peers' tests
 #      skip without them).
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 DEB_PACKAGES=(g++ make python3-venv python3-dev binutils libgtest-dev libgmock-dev libbenchmark-dev
               libcli11-dev nlohmann-json3-dev xtensor-dev libeigen3-dev libxnnpack-dev libpthreadpool-dev
               g++-aarch64-linux-gnu qemu-user llvm-19 pocl-opencl-icd ocl-icd-opencl-dev pkgconf
-              clang-14 libclang-rt-14-dev clang-format-14 libjemalloc-dev)
+              clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 libjemalloc-dev)
 HALIDE_VERSION=21.0.0
 
 missing=()

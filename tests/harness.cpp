@@ -121,7 +121,7 @@ spacedepth::Status run_through_cuda(const Params &p, const spacedepth::Tensor &i
     spacedepth::Tensor din_t = in, dout_t = out;
     din_t.data = reinterpret_cast<void *>(din - in_low);
     dout_t.data = reinterpret_cast<void *>(dout - out_low);
-    const spacedepth::Status s = spacedepth::run_cuda(p, din_t, dout_t, spacedepth::CudaStream{d.context, nullptr});
+    spacedepth::Status s = spacedepth::run_cuda(p, din_t, dout_t, spacedepth::CudaStream{d.context, nullptr});
     if (d.cuCtxSynchronize() != 0) return fail("cuCtxSynchronize after the kernel");
     if (s.ok() && d.cuMemcpyDtoH(out_host, dout, out_bytes) != 0) return fail("cuMemcpyDtoH");
     d.cuMemFree(din);

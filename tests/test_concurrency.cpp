@@ -58,6 +58,7 @@ TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) {
     std::atomic<bool> done{false};
     std::vector<std::string> failures(kCallers);
     std::vector<std::thread> threads;
+    threads.reserve(kCallers);
     for (int id = 0; id < kCallers; id++) {
         threads.emplace_back([id, &failures] { failures[id] = caller(id); });
     }
@@ -89,6 +90,7 @@ TEST(Concurrency, OnePlanRunFromManyThreads) {
     ASSERT_TRUE(plan.create(p, in_desc.tensor, out_desc.tensor).ok());
     std::vector<std::string> failures(kCallers);
     std::vector<std::thread> threads;
+    threads.reserve(kCallers);
     for (int id = 0; id < kCallers; id++) {
         threads.emplace_back([&, id] {
             for (int i = 0; i < kCallsEach; i++) {
@@ -118,6 +120,7 @@ TEST(Concurrency, MeasuredPlansWhileOthersRunAndTheWisdomChanges) {
     std::atomic<bool> done{false};
     std::vector<std::string> failures(kCallers);
     std::vector<std::thread> threads;
+    threads.reserve(kCallers);
     for (int id = 0; id < kCallers; id++) {
         threads.emplace_back([id, &failures] {
             if (id % 2 == 1) {

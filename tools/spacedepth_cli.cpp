@@ -400,9 +400,7 @@ int cmd_info(const CallOptions &o, const std::vector<int64_t> &shape) {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
+int cli_main(int argc, char **argv) {
     CLI::App app{"spacedepth: SpaceToDepth and DepthToSpace kernels"};
     app.require_subcommand(1);
     app.failure_message(
@@ -482,4 +480,17 @@ int main(int argc, char **argv) {
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    try {
+        return cli_main(argc, argv);
+    } catch (const std::exception &e) {  // the commands report their own errors; this is a last resort
+        std::fprintf(stderr, "spacedepth: error: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "spacedepth: error: an unknown exception\n");
+    }
+    return 1;
 }

@@ -13,9 +13,6 @@
 // Output: one JSON line per timed kernel (stdout and --json FILE), then a summary table.
 #include "bench/cases.h"
 #include "runtime/execute.h"
-#include "runtime/plan.h"
-#include "runtime/problem.h"
-#include "runtime/view.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
 #include "tools/cuda_driver.h"
@@ -83,15 +80,14 @@ struct DeviceBuffer {
     void *get() const { return reinterpret_cast<void *>(ptr); }
 };
 
-// The kernel plan the runtime makes for a call on CUDA: its family and width pick the variants.
+// The kernel plan the runtime makes for a call on CUDA (the planner's own entry, as a CUDA
+// plan would be made): its family and width pick the variants.
 sd::Plan cuda_plan(const Params &p, const Tensor &in, const Tensor &out) {
-    sd::Problem problem;
-    Status s = sd::validate(testing_support::as_c(p, in.dims.ndim()), testing_support::as_c(in),
-                            testing_support::as_c(out), &problem);
-    sd::View view;
-    if (s.ok()) s = sd::build_view(problem, &view);
+    sd::PlannedCall planned;
+    const Status s = sd::plan_call(testing_support::as_c(p, in.dims.ndim()), testing_support::as_c(in),
+                                   testing_support::as_c(out), Device::Cuda, &planned, sd::PlanMode{});
     if (!s.ok()) throw std::runtime_error("invalid bench case: " + s.message());
-    return sd::normalize(problem, view, Device::Cuda);
+    return planned.plan;
 }
 
 struct Timing {

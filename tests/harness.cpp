@@ -78,13 +78,17 @@ bool byte_span(const spacedepth::Tensor &t, int64_t *low, int64_t *high) {
     *high = r.elem_bytes;
     for (int i = 0; i < r.ndim; i++) {
         if (r.dims[i] <= 0 || r.dims[i] > (int64_t{1} << 40)) return false;
-        // Offsets are linear along every dim but a blocked layout's channels: those are walked.
-        const bool walk = i == 1 && r.layout == reference::Layout::Blocked;
         int64_t lo = 0, hi = 0;
-        for (int64_t x = 0; x < r.dims[i]; x = (walk || x + 1 == r.dims[i]) ? x + 1 : r.dims[i] - 1) {
+        auto reach = [&](int64_t x) {
             const int64_t o = reference::dim_byte_offset(r, i, x);
             lo = std::min(lo, o);
             hi = std::max(hi, o);
+        };
+        // Offsets are linear along every dim but a blocked layout's channels: those are walked.
+        if (i == 1 && r.layout == reference::Layout::Blocked) {
+            for (int64_t x = 0; x < r.dims[i]; x++) reach(x);
+        } else {
+            reach(r.dims[i] - 1);  // the far end; the near one is 0
         }
         *low += lo;
         *high += hi;

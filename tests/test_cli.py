@@ -200,6 +200,9 @@ class CliTest(unittest.TestCase):
         bench = ["bench", "--op", "space_to_depth", "--rounds", "1"]
         self.expect_failure(bench + ["--shape", "1,2"], "--shape takes 3 to 5 values (N,C,W or N,C,H,W or N,C,D,H,W), got 2")
         self.expect_failure(bench + ["--shape", "1,2,3,4,5,6"], "--shape")
+        for limit in ("-1", "60001", "1e400", "2.5"):
+            self.expect_failure(bench + ["--shape", "1,4,4,4", "--measure", "--time-limit", limit],
+                                f"--time-limit: must be 0 to 60000 ms, got {limit}")
         help_text = self.cli("bench", "--help").stdout
         self.assertIn("--shape N,C,[D,][H,]W", help_text)
         self.assertIn("3 to 5 values", help_text)
@@ -267,7 +270,9 @@ class CliTest(unittest.TestCase):
         wisdom = self.path("wisdom.txt")
         args = ["bench", "--op", "depth_to_space", "--shape", "1,12,16,16", "--block", "2", "--threads", "1",
                 "--rounds", "1", "--json", "--wisdom", wisdom]
-        r = self.cli(*args, "--measure")
+        # A second of budget: under qemu (the emulated-CPU suites) a call is slow enough that the
+        # default 5 ms may not hold two candidates.
+        r = self.cli(*args, "--measure", "--time-limit", "1000")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("; measured ", json.loads(r.stdout)["variant"])
         with open(wisdom) as f:

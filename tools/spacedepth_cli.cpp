@@ -315,7 +315,8 @@ int64_t call_bytes(const DenseCall &c) {
     return count * dtype_size(c.dtype);
 }
 
-int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds, bool measure) {
+int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json, int rounds, bool measure,
+              double time_limit_ms) {
     const DenseCall c = resolve_dense_call(o, shape);
     const Params &p = c.params;
     const int64_t bytes = call_bytes(c);
@@ -325,7 +326,7 @@ int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json
     const Tensor tout = Tensor::dense(dst.data(), c.dtype, c.out_layout, c.out_dims);
     // The plan path (what a caller calling the same shape again gets), and the one-shot call.
     Plan plan;
-    if (Status s = plan.create(p, tin, tout, PlanOptions{measure, 0}); !s.ok()) throw CliError(s.message());
+    if (Status s = plan.create(p, tin, tout, PlanOptions{measure, time_limit_ms}); !s.ok()) throw CliError(s.message());
     if (Status s = plan.run(src.data(), dst.data()); !s.ok()) throw CliError(s.message());
 
     // The yardstick is the better of a 1-thread memcpy and one split over the threads the call
@@ -436,6 +437,13 @@ int cli_main(int argc, char **argv) {
     bool measure = false;
     std::string wisdom;
     bench_cmd->add_flag("--measure", measure, "a measured plan (SD_PLAN_MEASURE): the fastest of the candidates");
+    int64_t time_limit_ms = 0;
+    bench_cmd
+        ->add_option("--time-limit", time_limit_ms,
+                     "whole milliseconds --measure may spend (0: SD_PLAN_DEFAULT_TIME_LIMIT_MS, 5; at most 60000)")
+        ->check(CLI::Validator(
+            [](std::string &v) { return in_range(v, 0, 60000) ? std::string() : "must be 0 to 60000 ms, got " + v; },
+            "0-60000"));
     bench_cmd->add_option("--wisdom", wisdom,
                           "a wisdom file: imported first if it exists, written back with what --measure found");
     std::string device = "cpu";
@@ -466,7 +474,8 @@ int cli_main(int argc, char **argv) {
                 if (Status s = import_wisdom(wisdom); !s.ok()) throw CliError(s.message());
             }
             const int rc = device == "cuda" ? cmd_bench_cuda(bench_o, bench_shape, json, rounds)
-                                            : cmd_bench(bench_o, bench_shape, json, rounds, measure);
+                                            : cmd_bench(bench_o, bench_shape, json, rounds, measure,
+                                                        static_cast<double>(time_limit_ms));
             if (!wisdom.empty()) {
                 if (Status s = export_wisdom(wisdom); !s.ok()) throw CliError(s.message());
             }

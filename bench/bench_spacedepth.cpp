@@ -15,7 +15,7 @@
 // switch_points/ rows (both below).
 #include "bench/cases.h"
 #include "bench/peers.h"
-#include "runtime/execute.h"
+#include "runtime/call.h"
 #include "runtime/tuning.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"

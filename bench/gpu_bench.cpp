@@ -12,7 +12,7 @@
 //
 // Output: one JSON line per timed kernel (stdout and --json FILE), then a summary table.
 #include "bench/cases.h"
-#include "runtime/execute.h"
+#include "runtime/call.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
 #include "tools/cuda_driver.h"
@@ -82,7 +82,7 @@ struct DeviceBuffer {
 
 // The kernel plan the runtime makes for a call on CUDA (the planner's own entry, as a CUDA
 // plan would be made): its family and width pick the variants.
-sd::Plan cuda_plan(const Params &p, const Tensor &in, const Tensor &out) {
+sd::KernelPlan cuda_plan(const Params &p, const Tensor &in, const Tensor &out) {
     sd::PlannedCall planned;
     const Status s = sd::plan_call(testing_support::as_c(p, in.dims.ndim()), testing_support::as_c(in),
                                    testing_support::as_c(out), Device::Cuda, &planned, sd::PlanMode{});
@@ -254,7 +254,7 @@ int bench_main(int argc, char **argv) {
                 const Tensor host_out_t = tensor(host_out.data(), c.out_layout, s2d ? deep : space);
                 if (Status s = run(p, host_in_t, host_out_t); !s.ok())
                     throw std::runtime_error(c.name + ": " + s.message());
-                const sd::Plan plan = cuda_plan(p, host_in_t, host_out_t);
+                const sd::KernelPlan plan = cuda_plan(p, host_in_t, host_out_t);
                 const Timing copy = time_on_stream(stream, samples, calls, [&](int i) {
                     check(d().cuMemcpyDtoDAsync(outs[i % sets]->ptr, ins[i % sets]->ptr, exact, stream),
                           "cuMemcpyDtoDAsync");

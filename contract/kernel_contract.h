@@ -31,28 +31,51 @@ using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t 
 //   OpenCL: host memory, run by the OpenCL build of the GPU schedules (the tests run it on PoCL).
 enum class Device : int { Host, Cuda, OpenCL };
 
-// The schedule families; the generator parameter `family` takes their names.
-//   General:   CPU: the specialisation ladder (run copies, interleaves, deinterleaves, short runs,
-//              small transposes). GPU: block digits unrolled in a thread, coalesced threads.
+// The schedule families, one line each: the enumerator, the name the generator parameter
+// `family`, wisdom files and plan descriptions use, and the devices that build it. Everything
+// else follows from this list: the enum and its names below, the kernel sets the build declares
+// and the tables it writes (generators/CMakeLists.txt reads the lines), the generator's
+// parameter, MEASURE's candidates and the wisdom's parser.
+//   General:   CPU: the specialisation ladder (contract/cpu_ladder_table.h). GPU: block digits
+//              unrolled in a thread, coalesced threads.
 //   Transpose: register tiles (CPU) or shared-memory tiles (GPU) for views whose output is dense
 //              along slot 0 and whose input is dense along slot 1 (fused NCHW <-> NHWC).
 //   Small:     CPU only: serial, least entry cost, for tensors of a few KiB.
-enum class KernelFamily : int { General, Transpose, Small };
-constexpr int kKernelFamilyCount = 3;
+#define SPACEDEPTH_KERNEL_FAMILIES(FAMILY)           \
+    FAMILY(General, general, "host cuda opencl")     \
+    FAMILY(Transpose, transpose, "host cuda opencl") \
+    FAMILY(Small, small, "host")
 
-constexpr const char *kernel_family_name(KernelFamily f) {
-    return f == KernelFamily::General ? "general" : f == KernelFamily::Transpose ? "transpose" : "small";
-}
+#define SPACEDEPTH_FAMILY_ENUMERATOR(enumerator, name, devices) enumerator,
+enum class KernelFamily : int { SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_ENUMERATOR) };
+#undef SPACEDEPTH_FAMILY_ENUMERATOR
+#define SPACEDEPTH_FAMILY_NAME(enumerator, name, devices) #name,
+constexpr const char *kKernelFamilyNames[] = {SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_NAME)};
+#undef SPACEDEPTH_FAMILY_NAME
+constexpr int kKernelFamilyCount = static_cast<int>(sizeof(kKernelFamilyNames) / sizeof(kKernelFamilyNames[0]));
+#define SPACEDEPTH_FAMILY_VALUE(enumerator, name, devices) KernelFamily::enumerator,
+constexpr KernelFamily kKernelFamilies[] = {SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_VALUE)};
+#undef SPACEDEPTH_FAMILY_VALUE
+
+constexpr const char *kernel_family_name(KernelFamily f) { return kKernelFamilyNames[static_cast<int>(f)]; }
 constexpr const char *device_name(Device d) {
     return d == Device::Host ? "host" : d == Device::Cuda ? "cuda" : "opencl";
 }
 
-// Kernel element widths in bytes; a wider dtype moves as several elements of 8 bytes.
-// Ascending; the planner widens to the widest that fits and falls back to 1.
+// Kernel element widths in bytes, ascending; a wider dtype moves as several elements of the
+// widest. The one list of them: the planner widens over it, the build reads it for its kernel
+// sets and tuning values (generators/CMakeLists.txt, cmake/Tuning.cmake), the tests walk it.
 constexpr int kKernelWidths[] = {1, 2, 4, 8};
 constexpr int kKernelWidthCount = static_cast<int>(sizeof(kKernelWidths) / sizeof(kKernelWidths[0]));
 static_assert(kKernelWidths[0] == 1, "every view moves as bytes at worst");
-constexpr int kernel_width_index(int width) { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }
+// The index of a kernel width in kKernelWidths, -1 for any other width. The registry checks its
+// generated rows at compile time (kernel_registry.h), so no kernel has another width.
+constexpr int kernel_width_index(int width) {
+    for (int i = 0; i < kKernelWidthCount; i++) {
+        if (kKernelWidths[i] == width) return i;
+    }
+    return -1;
+}
 
 // ---- CPU views (runtime/plan_cpu.cpp -> schedules/cpu_ladder.cpp).
 // Dims are sorted by output stride (slot 0 is the output's densest dim), size-1 dims dropped,

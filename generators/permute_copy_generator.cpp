@@ -9,25 +9,32 @@
 //
 // The element type is set per library (input.type=uint8|uint16|uint32|uint64): the op only moves
 // bits, so one kernel per element width serves every dtype. The generator parameter `family`
-// selects the schedule family (contract/kernel_contract.h): `general` (run copies,
-// interleaves, deinterleaves, short runs, small transposes), `transpose` (tiled transposes, for
-// views whose input is dense along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC
-// conversion) or `small` (serial, minimal entry cost, for tensors of a few KiB).
+// selects the schedule family, one of the contract's SPACEDEPTH_KERNEL_FAMILIES
+// (contract/kernel_contract.h): `general` (the ladder of run copies, interleaves, deinterleaves,
+// short runs and small transposes), `transpose` (tiled transposes, for views whose input is
+// dense along dim 1 and gathers along dim 0, such as fused NCHW -> NHWC conversion) or `small`
+// (serial, minimal entry cost, for tensors of a few KiB).
 #include "Halide.h"
 
 #include "schedules/permute_copy_schedule.h"
+
+#include <map>
+#include <string>
 
 namespace spacedepth {
 
 using namespace Halide;
 
+// The `family` parameter's values: the contract's family names.
+std::map<std::string, KernelFamily> family_names() {
+    std::map<std::string, KernelFamily> names;
+    for (KernelFamily f : kKernelFamilies) names.emplace(kernel_family_name(f), f);
+    return names;
+}
+
 class PermuteCopy : public Generator<PermuteCopy> {
 public:
-    GeneratorParam<KernelFamily> family{"family",
-                                        KernelFamily::General,
-                                        {{kernel_family_name(KernelFamily::General), KernelFamily::General},
-                                         {kernel_family_name(KernelFamily::Transpose), KernelFamily::Transpose},
-                                         {kernel_family_name(KernelFamily::Small), KernelFamily::Small}}};
+    GeneratorParam<KernelFamily> family{"family", KernelFamily::General, family_names()};
     // Tuned schedule parameters per target (schedules/permute_copy_schedule.h), written by
     // cmake/Tuning.cmake from tuning/<target>.json; empty: every target's defaults.
     GeneratorParam<std::string> tuning{"tuning", ""};

@@ -1,6 +1,6 @@
 // The plain C API over the core (problem.h): the same structs, passed through. Nothing is thrown
 // across this boundary.
-#include "runtime/execute.h"
+#include "runtime/call.h"
 #include "runtime/problem.h"
 #include "runtime/wisdom.h"
 

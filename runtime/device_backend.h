@@ -55,4 +55,4 @@ extern "C" const spacedepth::detail::DeviceBackend *spacedepth_opencl_backend();
 #define SPACEDEPTH_GPU_KERNEL_DECLARATION(device, family, width, name) \
     extern "C" int name(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *);
 #define SPACEDEPTH_GPU_KERNEL_ROW(device, family, width, name) \
-    {Device::device, KernelFamily::family, width, #name, name, nullptr},
+    {Device::device, KernelFamily::family, kernel_width<width>(), #name, name, nullptr},

@@ -1,4 +1,4 @@
-// Halide glue: error capture, thread settings, and the loop that runs a Plan (the CPU kernels
+// Halide glue: error capture, thread settings, and the loop that runs a KernelPlan (the CPU kernels
 // come from runtime/kernel_registry.h; a GPU device's kernels and memory glue from its
 // component, runtime/device_backend.h).
 #include "runtime/execute.h"
@@ -61,7 +61,7 @@ Status kernel_error(const RegisteredKernel &kernel, int rc, const ErrorSink &sin
 
 }  // namespace
 
-Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kernel, const void *in, void *out,
+Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel *kernel, const void *in, void *out,
                const DeviceCall &call) {
     if (kernel == nullptr) {
         kernel = find_kernel(call.device, plan.family, plan.width);
@@ -76,7 +76,9 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
     }
     KernelFn fn = plan.avx2_path ? kernel->avx2_path : kernel->fn;
     if (call.kernel_overrides != nullptr) {
-        if (KernelFn other = (*call.kernel_overrides)[static_cast<int>(plan.family)][kernel_width_index(plan.width)]) {
+        // A registered kernel's width is one of kKernelWidths (checked when the registry compiles).
+        if (KernelFn other =
+                (*call.kernel_overrides)[static_cast<int>(kernel->family)][kernel_width_index(kernel->width)]) {
             fn = other;
         }
     }
@@ -98,7 +100,7 @@ Status execute(const Problem &p, const Plan &plan, const RegisteredKernel *kerne
 
     halide_dimension_t in_dims[kKernelRank], out_dims[kKernelRank];
     for (int i = 0; i < kKernelRank; i++) {
-        const ViewDim d = plan.kernel_dims[i];  // normalize() fills all kKernelRank slots
+        const ViewDim d = plan.kernel_dims[i];  // make_kernel_plan() fills all kKernelRank slots
         in_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.in_stride));
         out_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
     }

@@ -16,41 +16,55 @@
 #include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 
-// The AVX2 paths of the multi-target host kernels, declared under their own names (name_avx2):
-// the wrapper picks one path per process; a plan whose view runs faster on 256-bit vectors calls
-// this one directly (Plan::avx2_path). Halide's names hold dashes: clang takes them as they
-// are, GCC writes the label into its assembly, where the assembler needs them quoted.
+// The paths of the multi-target host kernels, each declared under its own name
+// (name_path<index>): the wrapper picks one path per process; a plan whose view runs faster on
+// 256-bit vectors calls the AVX2 one directly (KernelPlan::avx2_path), and the per-path kernel tests
+// call each. Halide's names hold dashes: clang takes them as they are, GCC writes the label into
+// its assembly, where the assembler needs them quoted.
 #if defined(__clang__)
 #define SPACEDEPTH_SYMBOL(symbol) __asm__(symbol)
 #else
 #define SPACEDEPTH_SYMBOL(symbol) __asm__("\"" symbol "\"")
 #endif
-#define SPACEDEPTH_AVX2_PATH(name, symbol)                                                             \
-    extern "C" int name##_avx2(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *) \
+#define SPACEDEPTH_KERNEL_PATH(name, index, target, symbol)                                                   \
+    extern "C" int name##_path##index(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *) \
         SPACEDEPTH_SYMBOL(symbol);
-#include "contract/avx2_paths.inc"
-#undef SPACEDEPTH_AVX2_PATH
+#include "contract/kernel_paths.inc"
+#undef SPACEDEPTH_KERNEL_PATH
 #undef SPACEDEPTH_SYMBOL
 
 namespace spacedepth::detail {
 
-struct Avx2Path {
+struct KernelPath {
     const char *kernel;
+    const char *target;  // the Halide target it was compiled for
     KernelFn fn;
 };
-inline constexpr Avx2Path kAvx2Paths[] = {
-#define SPACEDEPTH_AVX2_PATH(name, symbol) {#name, name##_avx2},
-#include "contract/avx2_paths.inc"
-#undef SPACEDEPTH_AVX2_PATH
-    {nullptr, nullptr},
+inline constexpr KernelPath kKernelPaths[] = {
+#define SPACEDEPTH_KERNEL_PATH(name, index, target, symbol) {#name, target, name##_path##index},
+#include "contract/kernel_paths.inc"
+#undef SPACEDEPTH_KERNEL_PATH
+    {nullptr, nullptr, nullptr},
 };
+
+// Whether a target is the AVX2 rung: AVX2 without AVX-512.
+constexpr bool is_avx2_target(std::string_view target) {
+    return target.find("-avx2") != std::string_view::npos && target.find("avx512") == std::string_view::npos;
+}
 
 // The AVX2 path of the kernel called `name`, or nullptr (one target, ARM, GPU).
 constexpr KernelFn avx2_path_of(const char *name) {
-    for (const Avx2Path &p : kAvx2Paths) {
-        if (p.kernel != nullptr && std::string_view(p.kernel) == name) return p.fn;
+    for (const KernelPath &p : kKernelPaths) {
+        if (p.kernel != nullptr && std::string_view(p.kernel) == name && is_avx2_target(p.target)) return p.fn;
     }
     return nullptr;
+}
+
+// A kernel's width, checked against the contract's list when the registry is compiled.
+template <int Width>
+constexpr int kernel_width() {
+    static_assert(kernel_width_index(Width) >= 0, "a kernel of a width that kKernelWidths does not list");
+    return Width;
 }
 
 struct RegisteredKernel {
@@ -64,7 +78,7 @@ struct RegisteredKernel {
 
 inline constexpr RegisteredKernel kRegisteredKernels[] = {
 #define SPACEDEPTH_KERNEL(device, family, width, name) \
-    {Device::device, KernelFamily::family, width, #name, name, avx2_path_of(#name)},
+    {Device::device, KernelFamily::family, kernel_width<width>(), #name, name, avx2_path_of(#name)},
 #include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 };

@@ -3,7 +3,7 @@
 // beside AVX-512, loop order; serial or parallel stays the rules') are timed on scratch buffers
 // of the call's shape, round-robin so that drift hits them alike, and the fastest is kept if it
 // beats the rules' plan by more than the noise twice: among all, and again alone.
-#include "runtime/execute.h"
+#include "runtime/measure.h"
 #include "runtime/tuning.h"
 #include "runtime/wisdom.h"
 
@@ -73,7 +73,7 @@ private:
 };
 
 struct Candidate {
-    Plan plan;
+    KernelPlan plan;
     const RegisteredKernel *kernel = nullptr;
     double best_ns = INFINITY;     // fastest call seen; < 0: the kernel failed, never chosen
     std::vector<double> round_ns;  // per call, one sample per round
@@ -90,7 +90,7 @@ double paired_ratio(const Candidate &c, const Candidate &rules) {
     return ratios[ratios.size() / 2];
 }
 
-bool same_plan(const Plan &a, const Plan &b) {
+bool same_plan(const KernelPlan &a, const KernelPlan &b) {
     auto same_dims = [](const auto &x, const auto &y) {
         return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [](const auto &u, const auto &v) {
                    return u.extent == v.extent && u.in_stride == v.in_stride && u.out_stride == v.out_stride;
@@ -108,7 +108,7 @@ std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) 
     std::vector<Candidate> list = {{planned.plan, planned.kernel}};
     const PlanChoice rules = planned.plan.choice();
     std::vector<std::pair<int, PlanChoice>> choices;
-    for (KernelFamily family : {KernelFamily::General, KernelFamily::Transpose, KernelFamily::Small}) {
+    for (KernelFamily family : kKernelFamilies) {
         for (bool parallel : {false, true}) {
             // Serial or parallel stays the rules' choice (the small family is serial anyway):
             // timed at create, the thread pool's plans were erratic. On the 2-core AMD EPYC VM, at
@@ -130,7 +130,7 @@ std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) 
     }
     std::stable_sort(choices.begin(), choices.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     for (const auto &[differences, choice] : choices) {
-        Plan plan = normalize(p, view, Device::Host, &choice);
+        KernelPlan plan = make_kernel_plan(p, view, Device::Host, &choice);
         if (std::none_of(list.begin(), list.end(), [&](const Candidate &c) { return same_plan(c.plan, plan); })) {
             const RegisteredKernel *kernel = find_kernel(Device::Host, plan.family, plan.width);
             if (kernel != nullptr) list.push_back({plan, kernel});

@@ -26,7 +26,7 @@ struct LoopDim {
 struct PlanChoice {
     KernelFamily family = KernelFamily::General;
     bool parallel = false;
-    bool avx2_path = false;         // taken only where the kernel has one and the CPU runs AVX-512 (see Plan)
+    bool avx2_path = false;         // taken only where the kernel has one and the CPU runs AVX-512 (see KernelPlan)
     bool input_loop_order = false;  // dims 1.. in the input's memory order, not the output's
     bool operator==(const PlanChoice &o) const {
         return family == o.family && parallel == o.parallel && avx2_path == o.avx2_path &&
@@ -34,8 +34,9 @@ struct PlanChoice {
     }
 };
 
-// In units of `width` bytes: exactly kKernelRank kernel dims, and the loop dims around them.
-struct Plan {
+// How one call runs: the kernel (family, element width, device), its kKernelRank dims in units of
+// `width` bytes, and the executor's loops and fragments around it.
+struct KernelPlan {
     Device device = Device::Host;
     KernelFamily family = KernelFamily::General;
     int width = 1;                                 // bytes per kernel element: 1, 2, 4 or 8
@@ -51,17 +52,22 @@ struct Plan {
 
 // The plan for one call on `device` (plan_cpu.cpp; GPU devices continue in plan_for_gpu): the
 // rules' choices, or on the host those of `choice` where the view and the CPU allow them (a
-// parallel plan needs threads != 1, the AVX2 path a kernel and CPU that have it).
-Plan normalize(const Problem &problem, const View &view, Device device = Device::Host,
-               const PlanChoice *choice = nullptr);
-std::string describe_plan(const Plan &plan);
+// parallel plan needs threads != 1, the AVX2 path a kernel and CPU that have it). Its steps,
+// each a function named for what it does, are listed at the top of plan_cpu.cpp.
+KernelPlan make_kernel_plan(const Problem &problem, const View &view, Device device = Device::Host,
+                            const PlanChoice *choice = nullptr);
+// The plan in words: family, width, kernel dims, loops, path, threads and, for the CPU's general
+// family, the ladder pattern its view matches (contract/cpu_ladder_table.h: the first row whose
+// constant terms hold; which vector width runs it is the kernel's choice).
+std::string describe_plan(const KernelPlan &plan);
+std::string ladder_pattern(const KernelPlan &plan);
 
 // Steps the two planners share (plan_cpu.cpp).
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).
 DimList merge_contiguous(const DimList &dims);
 // The dims whose strides fit the kernel's int32 strides; the others become plan->loop_dims.
-DimList dims_with_kernel_strides(const DimList &dims, Plan *plan);
+DimList dims_with_kernel_strides(const DimList &dims, KernelPlan *plan);
 // Places normalised dims (width units) into a GPU plan's slots (plan_gpu.cpp).
-void plan_for_gpu(const DimList &dims, Plan *plan);
+void plan_for_gpu(const DimList &dims, KernelPlan *plan);
 
 }  // namespace spacedepth::detail

@@ -1,7 +1,10 @@
-// CPU planning: a View becomes the calls of one CPU kernel. The steps every device shares
-// (bytes, memory order, merging, widening) come first; then the loop order, the fit into the
-// kernel's slots (contract/kernel_contract.h), the family and the parallel switch. GPU views
-// take the same first steps and are then arranged by plan_gpu.cpp. describe_plan() is here too.
+// CPU planning: a View becomes the calls of one CPU kernel, in the named steps of
+// make_kernel_plan(). The steps every device shares come first (view_in_bytes,
+// walk_output_forwards, sort_by_output_stride, merge_contiguous, widen_element); GPU views are
+// then arranged by plan_gpu.cpp. The CPU's own: choose_loop_order, fit_kernel_rank, the parallel
+// switch, arrange_for_kernel (the slots of contract/kernel_contract.h), choose_family,
+// choose_avx2_path, chunk_long_extents. describe_plan() is here too.
+#include "contract/cpu_ladder_table.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/plan.h"
 #include "runtime/tuning.h"
@@ -28,7 +31,7 @@ DimList merge_contiguous(const DimList &dims) {
 }
 
 // The dims whose strides fit the kernel's int32 strides; the others become executor loops.
-DimList dims_with_kernel_strides(const DimList &dims, Plan *plan) {
+DimList dims_with_kernel_strides(const DimList &dims, KernelPlan *plan) {
     DimList kept;
     for (const ViewDim &d : dims) {
         const bool big_stride = magnitude(d.in_stride) > kMaxKernelStride || d.out_stride > kMaxKernelStride;
@@ -70,189 +73,240 @@ DimList arrange_for_kernel(const DimList &dims, bool parallel) {
     return slots;
 }
 
-}  // namespace
+// ---- The steps every device shares.
 
-Plan normalize(const Problem &p, const View &view, Device device, const PlanChoice *choice) {
-    // Work in bytes, with the element as an innermost dim of contiguous bytes, so that the
-    // element width, merged runs and widening are one mechanism.
+// The view in bytes, with the element as an innermost dim of contiguous bytes, so that the
+// element width, merged runs and widening are one mechanism; size-1 dims dropped.
+DimList view_in_bytes(const Problem &p, const View &view, Fragments *fragments) {
     const int64_t e = p.elem_bytes;
-    DimList dims = {{e, 1, 1}};
+    DimList dims;
+    if (e != 1) dims.push_back({e, 1, 1});
     for (const ViewDim &d : view.dims) {
         if (d.extent != 1) {
             // Validation bounded (extent-1)*stride*e by the tensor span, so this cannot overflow.
             dims.push_back({d.extent, d.in_stride * e, d.out_stride * e});
         }
     }
-    dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
-    Fragments fragments;
+    fragments->clear();
     for (auto [i, o] : view.fragments) {
-        fragments.emplace_back(i * e, o * e);
+        fragments->emplace_back(i * e, o * e);
     }
+    return dims;
+}
 
-    // Negative strides (reversed views): a dim the output walks backwards is walked forwards from
-    // its last element instead, so every output stride is positive and the kernels store in
-    // address order; the input may still step backwards (its loads then gather). The origin
-    // moves to that element. Validation bounded each (extent-1)*stride by the tensor's span.
-    Plan plan;
-    for (ViewDim &d : dims) {
+// Negative strides (reversed views): a dim the output walks backwards is walked forwards from
+// its last element instead, so every output stride is positive and the kernels store in
+// address order; the input may still step backwards (its loads then gather). The origin moves
+// to that element. Validation bounded each (extent-1)*stride by the tensor's span.
+void walk_output_forwards(DimList *dims, KernelPlan *plan) {
+    for (ViewDim &d : *dims) {
         if (d.out_stride < 0) {
-            plan.in_offset += (d.extent - 1) * d.in_stride;
-            plan.out_offset += (d.extent - 1) * d.out_stride;
+            plan->in_offset += (d.extent - 1) * d.in_stride;
+            plan->out_offset += (d.extent - 1) * d.out_stride;
             d.in_stride = -d.in_stride;
             d.out_stride = -d.out_stride;
         }
     }
+}
 
-    // Write the output in memory order: the kernel's dim 0 is the output's densest dim.
-    std::stable_sort(dims.begin(), dims.end(), [](const ViewDim &a, const ViewDim &b) {
+// Write the output in memory order: dim 0 becomes the output's densest dim.
+void sort_by_output_stride(DimList *dims) {
+    std::stable_sort(dims->begin(), dims->end(), [](const ViewDim &a, const ViewDim &b) {
         return a.out_stride != b.out_stride ? a.out_stride < b.out_stride : a.in_stride < b.in_stride;
     });
+}
 
-    dims = merge_contiguous(dims);
-
-    // Widen: the largest kernel element (8/4/2/1 bytes) that divides the contiguous innermost run,
-    // every stride, every offset and both origins.
-    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data) + static_cast<uintptr_t>(plan.in_offset),
-                    out_addr = reinterpret_cast<uintptr_t>(p.out.data) + static_cast<uintptr_t>(plan.out_offset);
+// Widen: the largest kernel element (kKernelWidths, widest first) that divides the contiguous
+// innermost run, every stride, every offset and both origins; the dims and fragments then count
+// in elements of that width (plan->width).
+void widen_element(const Problem &p, DimList *dims_io, Fragments *fragments, KernelPlan *plan) {
+    DimList &dims = *dims_io;
+    const uintptr_t in_addr = reinterpret_cast<uintptr_t>(p.in.data) + static_cast<uintptr_t>(plan->in_offset),
+                    out_addr = reinterpret_cast<uintptr_t>(p.out.data) + static_cast<uintptr_t>(plan->out_offset);
+    const bool has_run = !dims.empty() && dims[0].in_stride == 1 && dims[0].out_stride == 1;
     for (int k = kKernelWidthCount - 1; k >= 0; k--) {  // widest first
         const int w = kKernelWidths[k];
         bool ok = in_addr % w == 0 && out_addr % w == 0;
         for (size_t i = 0; i < dims.size(); i++) {
-            const bool run = i == 0 && dims[0].in_stride == 1 && dims[0].out_stride == 1;
+            const bool run = i == 0 && has_run;
             ok &= run ? dims[0].extent % w == 0 : (dims[i].in_stride % w == 0 && dims[i].out_stride % w == 0);
         }
-        if (!dims.empty() && !(dims[0].in_stride == 1 && dims[0].out_stride == 1)) {
+        if (!dims.empty() && !has_run) {
             ok &= w == 1;  // no contiguous run: the element is bytes unless strides allow more (below)
         }
-        for (auto [i, o] : fragments) {
+        for (auto [i, o] : *fragments) {
             ok &= i % w == 0 && o % w == 0;
         }
         if (ok) {
-            plan.width = w;
+            plan->width = w;
             break;
         }
     }
     for (size_t i = 0; i < dims.size(); i++) {
-        const bool run = i == 0 && dims[0].in_stride == 1 && dims[0].out_stride == 1;
-        if (run) {
-            dims[0].extent /= plan.width;
+        if (i == 0 && has_run) {
+            dims[0].extent /= plan->width;
         } else {
-            dims[i].in_stride /= plan.width;
-            dims[i].out_stride /= plan.width;
+            dims[i].in_stride /= plan->width;
+            dims[i].out_stride /= plan->width;
         }
     }
-    for (auto &[i, o] : fragments) {
-        i /= plan.width;
-        o /= plan.width;
+    for (auto &[i, o] : *fragments) {
+        i /= plan->width;
+        o /= plan->width;
     }
     dims.erase(std::remove_if(dims.begin(), dims.end(), [](const ViewDim &d) { return d.extent == 1; }), dims.end());
-    plan.fragments = fragments;
-    if (device != Device::Host) {
-        plan.device = device;
-        plan_for_gpu(dims, &plan);
-        return plan;
-    }
+}
 
-    // Loop order. Dim 0 stays the output's densest dim (vector stores). When dim 0 is a run
-    // (contiguous in both) or a small block digit to unroll, the next dims stay in output order,
-    // so the unrolled block and the vectorised dim form dense output (the schedules' interleave,
-    // short-run and small-transpose patterns). Otherwise dim 0 gathers along a long row, and the
-    // others follow the space tensor's memory order, so its rows are walked once, in order:
-    // NCHW SpaceToDepth then produces all bh*bw planes of an output row from bh consecutive
-    // input rows. Measured at 64 MiB, 1 thread, S2D NCHW DCR f32 C64: 0.59x memcpy with the
-    // input rows read in bh strided passes, vs 0.71x of the row order (this library's Halide 14
-    // prototype: the plane-major order re-read each input row bh times and ran at 0.71-0.73x).
-    constexpr int64_t kMaxUnrolledExtent = 8;
-    const SwitchPoints points = switch_points();
+// ---- The CPU's own steps.
+
+// Loop order. Dim 0 stays the output's densest dim (vector stores). When dim 0 is a run
+// (contiguous in both) or a block digit the ladder unrolls (contract/cpu_ladder_table.h), the
+// next dims stay in output order, so the unrolled block and the vectorised dim form dense output
+// (the ladder's interleave, short-run and small-transpose rows). Otherwise dim 0 gathers along a
+// long row, and the others follow the space tensor's memory order, so its rows are walked once,
+// in order: NCHW SpaceToDepth then produces all bh*bw planes of an output row from bh consecutive
+// input rows. Measured at 64 MiB, 1 thread, S2D NCHW DCR f32 C64: 0.59x memcpy with the input
+// rows read in bh strided passes, vs 0.71x of the row order (this library's Halide 14 prototype:
+// the plane-major order re-read each input row bh times and ran at 0.71-0.73x).
+// Long runs (long_run_bytes, 64 by default, and more) walk the deep tensor in memory order: each
+// deep pixel's bh*bw runs are handled together, the space tensor sees bh row streams. Measured at
+// 64 MiB, 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead
+// of XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
+void choose_loop_order(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, DimList *dims_io,
+                       KernelPlan *plan) {
+    DimList &dims = *dims_io;  // in the output's order so far
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
-    // Reorders dims 1.. innermost first by their stride in the input or the output tensor.
-    auto follow_tensor = [&dims](bool input) {
-        std::stable_sort(dims.begin() + 1, dims.end(), [input](const ViewDim &a, const ViewDim &b) {
-            return input ? magnitude(a.in_stride) < magnitude(b.in_stride) : a.out_stride < b.out_stride;
-        });
-        dims = merge_contiguous(dims);
-    };
-    // Long runs (long_run_bytes, 64 by default, and more) walk the deep tensor in memory order: each deep pixel's
-    // bh*bw runs are handled together, the space tensor sees bh row streams. Measured at 64 MiB,
-    // 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead of
-    // XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
-    // The dims are in the output's order so far.
     bool input_order = false;
-    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > kMaxUnrolledExtent) {
+    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > ladder::kMaxUnrolledExtent) {
         input_order = space_is_input;
     } else if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
-               dims[0].extent * plan.width >= points.long_run_bytes) {
+               dims[0].extent * plan->width >= points.long_run_bytes) {
         input_order = !space_is_input;
     }
     if (choice != nullptr) {
         input_order = choice->input_loop_order;
     }
     if (input_order && dims.size() > 2) {
-        follow_tensor(true);
-        plan.input_loop_order = true;
+        // Dims 1.. innermost first by their stride in the input.
+        std::stable_sort(dims.begin() + 1, dims.end(), [](const ViewDim &a, const ViewDim &b) {
+            return magnitude(a.in_stride) < magnitude(b.in_stride);
+        });
+        dims = merge_contiguous(dims);
+        plan->input_loop_order = true;
     }
+}
 
-    // Fit the kernel: dims whose stride does not fit int32, and the outermost dims beyond the
-    // kernel's rank, become loops in the executor; extents beyond int32 are walked in chunks.
-    plan.kernel_dims = dims_with_kernel_strides(dims, &plan);
-    while (plan.kernel_dims.size() > static_cast<size_t>(kKernelRank)) {
-        const ViewDim d = plan.kernel_dims.back();
-        plan.kernel_dims.pop_back();
-        plan.loop_dims.insert_front(LoopDim{d.extent, d.in_stride, d.out_stride});
+// Fit the kernel's rank and strides: dims whose stride does not fit int32, and the outermost
+// dims beyond the kernel's rank, become loops in the executor.
+void fit_kernel_rank(const DimList &dims, KernelPlan *plan) {
+    plan->kernel_dims = dims_with_kernel_strides(dims, plan);
+    while (plan->kernel_dims.size() > static_cast<size_t>(kKernelRank)) {
+        const ViewDim d = plan->kernel_dims.back();
+        plan->kernel_dims.pop_back();
+        plan->loop_dims.insert_front(LoopDim{d.extent, d.in_stride, d.out_stride});
     }
-    plan.parallel = p.threads != 1 && (choice != nullptr ? choice->parallel : p.bytes >= points.parallel_min_bytes);
-    plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
-    // A transpose: the output's dense dim gathers across long input strides while dim 1 is the
-    // input's dense dim, both long (transpose_min_extent). Small constant strides stay with the
-    // general family, whose deinterleave patterns handle them with shuffles.
-    constexpr int64_t kMaxDeinterleaveStride = 16;
-    const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
-    if (d0.out_stride == 1 && d0.in_stride > kMaxDeinterleaveStride && d0.extent >= points.transpose_min_extent &&
-        d1.in_stride == 1 && d1.extent >= points.transpose_min_extent) {
-        plan.family = KernelFamily::Transpose;
+}
+
+// The kernel family. A transpose: the output's dense dim gathers across long input strides
+// (beyond the ladder's deinterleaves, whose shuffles handle small constant strides) while dim 1
+// is the input's dense dim, both long (transpose_min_extent). Small tensors: the small family. A
+// chosen family replaces the rules' one, except a transpose for a view its kernels cannot take:
+// they are built for output slot 0 and input slot 1 dense (permute_copy_generator.cpp).
+void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
+    const ViewDim &d0 = plan->kernel_dims[0], &d1 = plan->kernel_dims[1];
+    if (d0.out_stride == 1 && d0.in_stride > ladder::kMaxDeinterleaveStride &&
+        d0.extent >= points.transpose_min_extent && d1.in_stride == 1 && d1.extent >= points.transpose_min_extent) {
+        plan->family = KernelFamily::Transpose;
     }
     if (p.bytes < points.small_max_bytes) {
-        plan.family = KernelFamily::Small;
+        plan->family = KernelFamily::Small;
     }
-    // A chosen family replaces the rules' one, except a transpose for a view its kernels cannot
-    // take: they are built for output slot 0 and input slot 1 dense (permute_copy_generator.cpp).
     const bool transposable = d0.out_stride == 1 && d1.in_stride == 1;
     if (choice != nullptr && (choice->family != KernelFamily::Transpose || transposable)) {
-        plan.family = choice->family;
+        plan->family = choice->family;
     }
-    // Two views run faster on the AVX2 path than on AVX-512 (AMD EPYC, 1 thread, 128 KiB; the
-    // figures are in schedules/tunables.json): run copies of 33-127-byte runs, which 64-byte
-    // vectors cover with one overlapping pair per run and 32-byte ones with less waste, 1.16-1.50x;
-    // and 4-byte deinterleaves by 2 with output rows of up to 40 elements, which LLVM lowers for
-    // 16 lanes as a truncating store and a second load, 1.12-1.51x. The wrappers choose one path
-    // per process, so the plan calls the AVX2 one itself.
+}
+
+// Two views run faster on the AVX2 path than on AVX-512 (AMD EPYC, 1 thread, 128 KiB; the
+// figures are in schedules/tunables.json): run copies of 33-127-byte runs, which 64-byte
+// vectors cover with one overlapping pair per run and 32-byte ones with less waste, 1.16-1.50x;
+// and 4-byte deinterleaves by 2 with output rows of up to 40 elements, which LLVM lowers for
+// 16 lanes as a truncating store and a second load, 1.12-1.51x. The wrappers choose one path
+// per process, so the plan calls the AVX2 one itself.
+void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const RegisteredKernel *kernel = nullptr;  // looked up only where an AVX2 path is an alternative
     const bool has_avx2_path = avx2_path_beside_best() &&
-                               (kernel = find_kernel(Device::Host, plan.family, plan.width)) != nullptr &&
+                               (kernel = find_kernel(Device::Host, plan->family, plan->width)) != nullptr &&
                                kernel->avx2_path != nullptr;
     if (choice != nullptr) {
-        plan.avx2_path = choice->avx2_path && has_avx2_path;
-    } else if (plan.family == KernelFamily::General && has_avx2_path) {
-        const ViewDim &d = plan.kernel_dims[0];
-        const int64_t run_bytes = d.extent * plan.width;
+        plan->avx2_path = choice->avx2_path && has_avx2_path;
+    } else if (plan->family == KernelFamily::General && has_avx2_path) {
+        const ViewDim &d = plan->kernel_dims[0];
+        const int64_t run_bytes = d.extent * plan->width;
         const bool short_run = d.in_stride == 1 && d.out_stride == 1 && run_bytes >= points.avx2_run_min_bytes &&
                                run_bytes <= points.avx2_run_max_bytes;
-        const bool short_deinterleave =
-            plan.width == 4 && d.in_stride == 2 && d.out_stride == 1 && d.extent <= points.avx2_deinterleave_max_extent;
-        plan.avx2_path = short_run || short_deinterleave;
+        const bool short_deinterleave = plan->width == 4 && d.in_stride == 2 && d.out_stride == 1 &&
+                                        d.extent <= points.avx2_deinterleave_max_extent;
+        plan->avx2_path = short_run || short_deinterleave;
     }
-    for (size_t i = 0; i < plan.kernel_dims.size(); i++) {
-        ViewDim &d = plan.kernel_dims[i];
+}
+
+// Extents beyond int32 are walked in chunks of 2^30 by an executor loop.
+void chunk_long_extents(KernelPlan *plan) {
+    for (size_t i = 0; i < plan->kernel_dims.size(); i++) {
+        ViewDim &d = plan->kernel_dims[i];
         if (d.extent > kMaxKernelExtent) {
             const int64_t chunk = int64_t{1} << 30;
-            plan.loop_dims.push_back({(d.extent + chunk - 1) / chunk, d.in_stride * chunk, d.out_stride * chunk,
-                                      static_cast<int>(i), chunk, d.extent});
+            plan->loop_dims.push_back({(d.extent + chunk - 1) / chunk, d.in_stride * chunk, d.out_stride * chunk,
+                                       static_cast<int>(i), chunk, d.extent});
         }
     }
+}
+
+}  // namespace
+
+KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, const PlanChoice *choice) {
+    KernelPlan plan;
+    DimList dims = view_in_bytes(p, view, &plan.fragments);
+    walk_output_forwards(&dims, &plan);
+    sort_by_output_stride(&dims);
+    dims = merge_contiguous(dims);
+    widen_element(p, &dims, &plan.fragments, &plan);
+    if (device != Device::Host) {
+        plan.device = device;
+        plan_for_gpu(dims, &plan);
+        return plan;
+    }
+    const SwitchPoints points = switch_points();
+    choose_loop_order(p, points, choice, &dims, &plan);
+    fit_kernel_rank(dims, &plan);
+    plan.parallel = p.threads != 1 && (choice != nullptr ? choice->parallel : p.bytes >= points.parallel_min_bytes);
+    plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
+    choose_family(p, points, choice, &plan);
+    choose_avx2_path(points, choice, &plan);
+    chunk_long_extents(&plan);
     return plan;
 }
 
-std::string describe_plan(const Plan &plan) {
+std::string ladder_pattern(const KernelPlan &plan) {
+    int64_t in[kKernelRank], out[kKernelRank], extent[kKernelRank];
+    for (int i = 0; i < kKernelRank; i++) {
+        in[i] = plan.kernel_dims[i].in_stride;
+        out[i] = plan.kernel_dims[i].out_stride;
+        extent[i] = plan.kernel_dims[i].extent;
+    }
+    // The vectors of the path the plan calls: the AVX2 one, or the one the wrappers run (the
+    // 1-byte kernels' VBMI rung has the same 64-byte vectors as the others' AVX-512 one).
+    const int bytes = target_vector_bytes(plan.avx2_path ? "-avx2" : cpu_kernel_target());
+    const ladder::Row &row = ladder::pattern_of(in, out, extent, std::max(1, bytes / plan.width));
+    std::string name = row.pattern;
+    for (int i = 0; i < row.param_count; i++) {
+        name += (i == 0 ? " " : ",") + std::to_string(row.params[i]);
+    }
+    return name;
+}
+
+std::string describe_plan(const KernelPlan &plan) {
     std::ostringstream s;
     static const char *const kDeviceNames[] = {"", "CUDA ", "OpenCL "};
     s << kDeviceNames[static_cast<int>(plan.device)] << kernel_family_name(plan.family) << " u" << plan.width * 8
@@ -270,6 +324,9 @@ std::string describe_plan(const Plan &plan) {
         s << ", AVX2 path";
     }
     s << (plan.parallel ? ", parallel" : ", serial");
+    if (plan.device == Device::Host && plan.family == KernelFamily::General) {
+        s << ", pattern " << ladder_pattern(plan);
+    }
     return s.str();
 }
 

@@ -14,7 +14,7 @@ namespace spacedepth::detail {
 //              output's dense dim is a block digit, on the input; t2: the thread index's outer
 //              part, the next dim in output order; r0, r1: the rest.
 //   transpose: [output's dense dim, input's dense dim, rest...], both long: shared-memory tiles.
-void plan_for_gpu(const DimList &view_dims, Plan *plan) {
+void plan_for_gpu(const DimList &view_dims, KernelPlan *plan) {
     DimList dims = dims_with_kernel_strides(view_dims, plan);
     const ViewDim unit{1, 0, 0};
     std::vector<bool> used(dims.size(), false);

@@ -1,4 +1,4 @@
-// A validated call, and the core every public API calls (api.cpp). The core works in the C API's
+// A validated call, and the core every public API calls (call.h). The core works in the C API's
 // structs (sd_params, sd_tensor); the C API passes them through, the C++ API converts to them.
 #pragma once
 
@@ -65,13 +65,6 @@ int64_t layout_lanes(sd_layout layout);
 // The dense strides of a layout for ndim dims, or an error (ndim, negative dims, the blocked
 // layouts' divisibility, overflow).
 Status dense_strides(sd_layout layout, int ndim, const int64_t *dims, int64_t *strides);
-
-struct DeviceCall;
-// The core: validate, plan, execute. Catches allocation failure (SD_ERROR_OUT_OF_MEMORY).
-Status run_c(const sd_params &params, const sd_tensor &in, const sd_tensor &out, const DeviceCall &call);
-Status output_dims_c(const sd_params &params, int ndim, const int64_t *in_dims, int64_t *out_dims);
-// The same from the C++ types: run() and run_cuda(), and the tests' OpenCL runs.
-Status run_on(const Params &params, const Tensor &in, const Tensor &out, const DeviceCall &call);
 
 // Shared formatting for error messages.
 Status error(sd_status code, const std::string &message);

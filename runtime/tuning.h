@@ -35,7 +35,7 @@ bool set_switch_point(SwitchPoints *points, const std::string &name, int64_t val
 SwitchPoints switch_points();
 void set_switch_points(const SwitchPoints &points);
 // How many times set_switch_points() has run: plans cached under one generation are stale in the
-// next (api.cpp's one-shot plan cache).
+// next (plan_cache.cpp's one-shot plan cache).
 uint64_t switch_points_generation();
 
 // What the tuning database set for this CPU's kernel target; empty names if it has none.
@@ -64,6 +64,9 @@ const std::vector<Feature> &cpu_features();
 // Halide's multi-target wrappers run, since the hook this file installs answers them from
 // cpu_features(). "none" if it can run none of them.
 const std::string &cpu_kernel_target();
+// The native vector of a Halide target string, in bytes: 64 with AVX-512, 32 with AVX2, 16
+// otherwise (SSE, the x86-64 baseline, NEON). What the kernels' ladder widths start from.
+int target_vector_bytes(const std::string &target);
 // Whether the hook's table maps this probe feature name to a Halide feature bit (every name the
 // probe decodes must have one, or the wrappers could take a path the probe never judged).
 bool x86_feature_has_halide_bit(const char *halide_name);

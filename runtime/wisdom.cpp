@@ -134,9 +134,12 @@ std::string parse_plan_line(const std::vector<std::string> &t, std::string *key,
             i++;
         }
     }
-    int family = kKernelFamilyCount - 1;
-    while (family >= 0 && t[i] != kernel_family_name(static_cast<KernelFamily>(family))) family--;
-    if (family < 0) return "unknown kernel family '" + t[i] + "' (general, transpose or small)";
+    const int family = index_in(kKernelFamilyNames, kKernelFamilyCount, t[i]);
+    if (family < 0) {
+        std::string names;
+        for (const char *name : kKernelFamilyNames) names += (names.empty() ? "" : ", ") + std::string(name);
+        return "unknown kernel family '" + t[i] + "' (one of " + names + ")";
+    }
     static const char *const kParallel[] = {"serial", "parallel"}, *const kPath[] = {"best", "avx2"},
                              *const kLoopOrder[] = {"output", "input"};
     const int parallel = index_in(kParallel, 2, t[i + 1]), path = index_in(kPath, 2, t[i + 2]),

@@ -2,6 +2,7 @@
 // (x86.cpp, arm.cpp) describes its vectors in a LadderShape, with the measurements behind it.
 #pragma once
 
+#include "contract/cpu_ladder_table.h"
 #include "schedules/permute_copy_schedule.h"
 
 #include <functional>
@@ -37,7 +38,8 @@ std::vector<int> run_widths(int vectors, int vec);
 // (`line_bytes`), either tuned (tile_rows, tile_row_bytes).
 void set_transpose_tile(LadderShape &s, const PermuteCopyHandles &h, int rows, int line_bytes);
 
-// The per-pattern specialisations of one stage, and the parallel outer loops.
+// The ladder's rows (contract/cpu_ladder_table.h) as specialisations of one stage, and the
+// parallel outer loops.
 class Ladder {
 public:
     Ladder(const PermuteCopyHandles &h, const LadderShape &shape);
@@ -49,8 +51,10 @@ private:
     Halide::Expr out_stride(int d) const { return h.out.dim(d).stride(); }
     Halide::Expr extent(int d) const { return h.out.dim(d).extent(); }
     Halide::Expr takes_width(const Halide::Expr &e, int w) const;
-    void unroll_dims_0_1_vectorize_2(Halide::Stage b, int w, bool parallel) const;
-    void unroll_dims_0_2_vectorize_1(Halide::Stage b, int w, bool parallel) const;
+    Halide::Expr condition(const ladder::Row &row, int w) const;
+    bool gather_fits(int w, int input_stride) const;
+    std::vector<int> widths(ladder::Widths which) const;
+    void schedule_row(Halide::Stage b, const ladder::Row &row, int w, bool parallel) const;
     static constexpr int kLongRowVectors = 16;
     void vector_rows(Halide::Stage b, const Halide::Expr &row_extent, int w, bool parallel, bool tail_in_short_rows,
                      Halide::Var xo, const std::function<void(Halide::Stage)> &split) const;

@@ -1,6 +1,6 @@
 #include "tests/harness.h"
 
-#include "runtime/execute.h"
+#include "runtime/call.h"
 #include "tools/cuda_driver.h"
 
 #include <algorithm>

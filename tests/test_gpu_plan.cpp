@@ -58,7 +58,7 @@ TEST(GpuPlan, FitsTheGridAndCoversEveryElement) {
         ASSERT_TRUE(valid.ok()) << valid.message();
         View view;
         ASSERT_TRUE(build_view(problem, &view).ok());
-        const Plan plan = normalize(problem, view, Device::Cuda);
+        const KernelPlan plan = make_kernel_plan(problem, view, Device::Cuda);
         const std::string what = describe_plan(plan);
         ASSERT_TRUE(plan.device == Device::Cuda && plan.family != KernelFamily::Small) << what;
 

@@ -1,16 +1,23 @@
 // Every registered kernel (runtime/kernel_registry.h), called directly on 6-D views of its family,
 // in the manner of XNNPACK's microkernel tests: a broken kernel is reported by its own name, not
-// as a wrong op result. The expected output is a plain strided copy computed here, element by
-// element, from the view's strides; nothing of the runtime's planning is used. Host kernels run
-// here; the GPU kernels run the whole matrix on PoCL (ctest opencl_pocl) and on a GPU.
+// as a wrong op result. Each ISA path of a multi-target kernel is called by itself (as XNNPACK's
+// ISA-checked microkernel tests do), where this CPU runs it; the general family's views are one
+// per row of the CPU ladder (contract/cpu_ladder_table.h), built from the row's terms, with tails
+// and odd strides. The expected output is a plain strided copy computed here, element by element,
+// from the view's strides; nothing of the runtime's planning is used. Host kernels run here; the
+// GPU kernels run the whole matrix on PoCL (ctest opencl_pocl) and on a GPU.
+#include "contract/cpu_ladder_table.h"
+#include "runtime/cpu_probe.h"
 #include "runtime/device_backend.h"
 #include "runtime/halide_errors.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/tuning.h"
 
 #include "HalideRuntime.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -20,9 +27,12 @@ namespace {
 
 using spacedepth::Device;
 using spacedepth::KernelFamily;
+using spacedepth::KernelFn;
 using spacedepth::kKernelRank;
+using spacedepth::detail::kKernelPaths;
 using spacedepth::detail::kRegisteredKernels;
 using spacedepth::detail::RegisteredKernel;
+namespace ladder = spacedepth::ladder;
 
 constexpr uint8_t kSentinel = 0xA5;
 
@@ -92,9 +102,9 @@ std::vector<KernelView> views_for(KernelFamily family) {
     return {};
 }
 
-// Runs `kernel` on `view` and returns what is wrong, or "".
-std::string check(const RegisteredKernel &kernel, const KernelView &v, bool parallel) {
-    const int64_t w = kernel.width;
+// Runs `fn`, a kernel of `width`-byte elements, on `view` and returns what is wrong, or "".
+std::string check(KernelFn fn, int width, const KernelView &v, bool parallel) {
+    const int64_t w = width;
     std::vector<uint8_t> in(span(v.extent, v.in_stride) * w), out(span(v.extent, v.out_stride) * w, kSentinel);
     std::mt19937_64 rng(1234);
     for (uint8_t &b : in) b = static_cast<uint8_t>(rng());
@@ -125,7 +135,7 @@ std::string check(const RegisteredKernel &kernel, const KernelView &v, bool para
     in_buf.dim = in_dims;
     out_buf.dim = out_dims;
     spacedepth::detail::ErrorSink sink;
-    if (int rc = kernel.fn(&sink, &in_buf, parallel, &out_buf); rc != 0) {
+    if (int rc = fn(&sink, &in_buf, parallel, &out_buf); rc != 0) {
         return "returned " + std::to_string(rc) + ": " + sink.message;
     }
     for (size_t b = 0; b < out.size(); b++) {
@@ -144,7 +154,7 @@ TEST_P(Kernels, CopiesEveryViewOfItsFamily) {
     for (const KernelView &v : views_for(k.family)) {
         for (bool parallel : {false, true}) {
             if (parallel && k.family == KernelFamily::Small) continue;  // serial by design
-            EXPECT_EQ(check(k, v, parallel), "")
+            EXPECT_EQ(check(k.fn, k.width, v, parallel), "")
                 << k.name << " on the " << v.name << " view" << (parallel ? ", parallel" : ", serial");
         }
     }
@@ -161,6 +171,211 @@ std::vector<RegisteredKernel> host_kernels() {
 std::string kernel_name(const testing::TestParamInfo<RegisteredKernel> &info) { return info.param.name; }
 
 INSTANTIATE_TEST_SUITE_P(Registered, Kernels, testing::ValuesIn(host_kernels()), kernel_name);
+
+// ---- Every path of every host kernel, and the general family's views one per ladder row.
+
+// One compiled path of a host kernel: a multi-target kernel's paths (kKernelPaths), or the
+// kernel itself where it was built for one target (ARM, a host-target-only build).
+struct KernelPath {
+    RegisteredKernel kernel;
+    std::string target;
+    KernelFn fn;
+};
+
+std::vector<KernelPath> host_kernel_paths() {
+    std::vector<KernelPath> paths;
+    for (const RegisteredKernel &k : kRegisteredKernels) {
+        if (k.device != Device::Host) continue;
+        const size_t before = paths.size();
+        for (const spacedepth::detail::KernelPath &p : kKernelPaths) {
+            if (p.kernel != nullptr && std::string(p.kernel) == k.name) paths.push_back({k, p.target, p.fn});
+        }
+        if (paths.size() == before) paths.push_back({k, "", k.fn});  // one target: the one this CPU runs
+    }
+    return paths;
+}
+
+std::string row_name(const ladder::Row &r) {
+    std::string name = r.pattern;
+    for (int i = 0; i < r.param_count; i++) name += (i ? "," : " ") + std::to_string(r.params[i]);
+    return name;
+}
+
+// Whether an extent meets a row's width terms on its slot at some width its group tries on a
+// target with `vec`-element vectors: run copies from one vector up, the pixel patterns one
+// vector, the other groups any power of two up to two vectors (a LadderShape's lists lie there).
+bool meets_width_terms(ladder::Widths group, const ladder::Row &r, int slot, int64_t e, int vec) {
+    const int widest = group == ladder::Widths::RunFactors || group == ladder::Widths::Vector ? vec : 2 * vec;
+    const int narrowest = group == ladder::Widths::RunFactors || group == ladder::Widths::Vector ? vec : 1;
+    for (int w = widest; w >= narrowest; w /= 2) {
+        bool ok = true;
+        for (int i = 0; i < r.term_count; i++) {
+            const ladder::Term &t = r.terms[i];
+            if (t.slot != slot || t.unit != ladder::Unit::Widths || t.of != ladder::Of::Extent) continue;
+            const int64_t v = int64_t{t.value} * w;
+            ok = ok && (t.test == ladder::Test::Eq   ? e == v
+                        : t.test == ladder::Test::Lt ? e < v
+                                                     : e >= v);  // Ge, TakesWidth (its loose form)
+        }
+        if (ok) return true;
+    }
+    return false;
+}
+
+// The output strides leave no two elements on one address.
+bool output_is_injective(const KernelView &v) {
+    const int64_t n = span(v.extent, v.out_stride);
+    std::vector<bool> seen(static_cast<size_t>(n), false);
+    int64_t index[kKernelRank] = {};
+    while (true) {
+        int64_t o = 0;
+        for (int k = 0; k < kKernelRank; k++) o += index[k] * v.out_stride[k];
+        if (seen[static_cast<size_t>(o)]) return false;
+        seen[static_cast<size_t>(o)] = true;
+        int k = 0;
+        for (; k < kKernelRank && ++index[k] == v.extent[k]; k++) index[k] = 0;
+        if (k == kKernelRank) return true;
+    }
+}
+
+// Views that meet a row's terms, for a target with vectors of `vec` elements: the constants as
+// the row states them, the slot its widths test at one vector, with a tail, and (where the row
+// allows) long enough for the vector loop's steady state; the other extents small; the strides
+// the row leaves free placed after the ones it fixes, one element apart (odd strides, gaps the
+// kernel must not write), the outermost slot first, so that slot 0's input stride, when free, is
+// the largest (a gather) and its output stride, when free, is not 1 (the scalar row).
+std::vector<KernelView> views_for_row(ladder::Widths group, const ladder::Row &r, int vec) {
+    // The row's constants; -1 where it leaves a stride free.
+    int64_t extent[kKernelRank], in[kKernelRank], out[kKernelRank];
+    int width_slot = -1;
+    for (int k = 0; k < kKernelRank; k++) {
+        extent[k] = k < spacedepth::kCpuPatternSlots ? 3 : 2;
+        in[k] = out[k] = -1;
+    }
+    for (int i = 0; i < r.term_count; i++) {
+        const ladder::Term &t = r.terms[i];
+        if (t.unit == ladder::Unit::Widths) {
+            width_slot = t.slot;
+            continue;
+        }
+        int64_t *q = t.of == ladder::Of::InStride ? in : t.of == ladder::Of::OutStride ? out : extent;
+        q[t.slot] = t.test == ladder::Test::Lt ? t.value - 1 : t.value;  // Eq, Ge: the value itself
+    }
+    std::vector<int64_t> slot_extents = {0};  // no width slot: one view
+    if (width_slot >= 0) {
+        slot_extents.clear();
+        for (int64_t e : {int64_t{vec}, int64_t{vec} + vec / 2 + 1, int64_t{vec} / 2 + 1, 17 * int64_t{vec} + 3}) {
+            if (e >= 1 && meets_width_terms(group, r, width_slot, e, vec) &&
+                std::find(slot_extents.begin(), slot_extents.end(), e) == slot_extents.end()) {
+                slot_extents.push_back(e);
+            }
+        }
+    }
+    // Free strides: past the highest element the fixed ones reach, plus a gap of one element.
+    auto place = [](const int64_t *fixed, const int64_t *extents, int64_t *strides) {
+        int64_t next = 1;
+        for (int k = 0; k < kKernelRank; k++) {
+            if (fixed[k] >= 0) {
+                strides[k] = fixed[k];
+                next += (extents[k] - 1) * fixed[k];
+            }
+        }
+        for (int k = kKernelRank - 1; k >= 0; k--) {
+            if (fixed[k] < 0) {
+                strides[k] = next + 1;
+                next = strides[k] * extents[k];
+            }
+        }
+    };
+    std::vector<KernelView> views;
+    for (int64_t e : slot_extents) {
+        KernelView v{row_name(r), {}, {}, {}};
+        std::copy(extent, extent + kKernelRank, v.extent);
+        if (width_slot >= 0) {
+            v.extent[width_slot] = e;
+            v.name += ", slot " + std::to_string(width_slot) + " of " + std::to_string(e);
+        }
+        place(in, v.extent, v.in_stride);
+        place(out, v.extent, v.out_stride);
+        views.push_back(v);
+    }
+    return views;
+}
+
+class KernelPaths : public testing::TestWithParam<KernelPath> {};
+
+TEST_P(KernelPaths, CopyEveryViewOfTheirFamily) {
+    const KernelPath &p = GetParam();
+    const std::string target = p.target.empty() ? spacedepth::detail::cpu_kernel_target() : p.target;
+    if (!p.target.empty() &&
+        spacedepth::cpu_probe::select_target(p.target, spacedepth::detail::cpu_features()) == "none") {
+        GTEST_SKIP() << "this CPU cannot run " << p.target;
+    }
+    const int vec = std::max(1, spacedepth::detail::target_vector_bytes(target) / p.kernel.width);
+    std::vector<KernelView> views = views_for(p.kernel.family);
+    if (p.kernel.family == KernelFamily::General) {
+        // Every row's views: a row an earlier one shadows at this path's widths (u32 short runs
+        // of 4 units are run copies on 4-lane vectors) still gets its views copied, by that row.
+        for (const ladder::Group &g : ladder::kLadder) {
+            for (const ladder::Row &r : g) {
+                for (const KernelView &v : views_for_row(g.widths, r, vec)) {
+                    ASSERT_TRUE(output_is_injective(v)) << "the row " << v.name << " gives an overlapping output";
+                    views.push_back(v);
+                }
+            }
+        }
+    }
+    for (const KernelView &v : views) {
+        for (bool parallel : {false, true}) {
+            if (parallel && p.kernel.family == KernelFamily::Small) continue;  // serial by design
+            EXPECT_EQ(check(p.fn, p.kernel.width, v, parallel), "")
+                << p.kernel.name << " path " << target << " on the " << v.name << " view"
+                << (parallel ? ", parallel" : ", serial");
+        }
+    }
+}
+
+// spacedepth_general_u8_avx2: the kernel and the ISA rung of its path ("only" for one target).
+std::string path_name(const testing::TestParamInfo<KernelPath> &info) {
+    std::string isa = info.param.target.empty() ? "only" : "baseline";
+    for (const char *level : spacedepth::cpu_probe::kIsaLevels) {
+        if (info.param.target.find(std::string("-") + level) != std::string::npos) isa = level;
+    }
+    return std::string(info.param.kernel.name) + "_" + isa;
+}
+
+INSTANTIATE_TEST_SUITE_P(Host, KernelPaths, testing::ValuesIn(host_kernel_paths()), path_name);
+
+// Every row of the ladder is some view's pattern at some native vector (4 to 64 elements): no
+// row is shadowed by the rows before it on every target, and the views the path tests build for
+// a row are that row's (or a width variant's) where the vectors allow.
+TEST(LadderTable, EveryRowIsTheFirstMatchOfItsViews) {
+    int rows = 0;
+    for (const ladder::Group &g : ladder::kLadder) {
+        for (const ladder::Row &r : g) {
+            rows++;
+            bool reached = false;
+            for (int vec : {4, 8, 16, 32, 64}) {
+                for (const KernelView &v : views_for_row(g.widths, r, vec)) {
+                    EXPECT_TRUE(output_is_injective(v)) << "the row " << v.name << " gives an overlapping output";
+                    reached |= ladder::same_pattern(ladder::pattern_of(v.in_stride, v.out_stride, v.extent, vec), r);
+                }
+            }
+            EXPECT_TRUE(reached) << "no view of the row " << row_name(r)
+                                 << " reaches it: an earlier row takes them all";
+        }
+    }
+    EXPECT_GE(rows, 40) << "the ladder table lost its rows";
+}
+
+// The planner's pattern limits (plan_cpu.cpp's loop order and family choice) follow the rows: the
+// longest block digit a row unrolls in slot 0 (interleaves by up to 8) and the largest constant
+// input stride a row deinterleaves there (the [C, 4x4] transpose of D2S NHWC CRD, 16). A row that
+// moves either changes which views the planner sends where: re-measure those (bench/) with it.
+TEST(LadderTable, PlannerLimitsAreTheRowsOfToday) {
+    EXPECT_EQ(ladder::kMaxUnrolledExtent, 8);
+    EXPECT_EQ(ladder::kMaxDeinterleaveStride, 16);
+}
 
 // Every kernel's name says its device, family and width: the registry and the build agree.
 TEST(KernelRegistry, NamesSayDeviceFamilyAndWidth) {

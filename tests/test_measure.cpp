@@ -2,7 +2,7 @@
 // its rules computes the reference's result; measured plans are right and say how they were
 // made; the wisdom round-trips, is taken by later plans and one-shot calls, and a hostile file is
 // refused whole, with its line named.
-#include "runtime/execute.h"
+#include "runtime/call.h"
 #include "runtime/tuning.h"
 #include "runtime/wisdom.h"
 #include "tests/harness.h"
@@ -67,8 +67,8 @@ TEST(PlanChoices, EveryChoiceMatchesTheReference) {
         spacedepth::detail::View view;
         ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
         for (const PlanChoice &c : choices) {
-            const spacedepth::detail::Plan plan =
-                spacedepth::detail::normalize(problem, view, spacedepth::Device::Host, &c);
+            const spacedepth::detail::KernelPlan plan =
+                spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, &c);
             TestTensor got = out;
             got.rebase();
             ASSERT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());

@@ -1,7 +1,7 @@
 // The plan API (sd_plan_create / sd_plan_run / sd_plan_destroy, spacedepth::Plan): the same results
 // as the one-shot call, on any memory of the planned shape, and the same rules: create rejects what
 // sd_run rejects for the shapes, run what it rejects for the memory, and nothing is written then.
-#include "runtime/execute.h"
+#include "runtime/call.h"
 #include "runtime/tuning.h"
 #include "tests/harness.h"
 

@@ -1,0 +1,32 @@
+# The kernel contract's lists, read from contract/kernel_contract.h, so the build's loops over
+# element widths and schedule families come from the one declaration of each:
+#   SPACEDEPTH_KERNEL_BITS              kKernelWidths in bits (8 16 32 64)
+#   SPACEDEPTH_KERNEL_FAMILIES          SPACEDEPTH_KERNEL_FAMILIES' names (general transpose small)
+#   SPACEDEPTH_FAMILY_DEVICES_<family>  the devices that build it (host cuda opencl)
+# A header these patterns no longer match stops the configure with the line to fix.
+set(_sd_contract "${PROJECT_SOURCE_DIR}/contract/kernel_contract.h")
+set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_sd_contract}")
+file(READ "${_sd_contract}" _sd_contract_text)
+
+if (NOT _sd_contract_text MATCHES "constexpr int kKernelWidths\\[\\] = {([0-9, ]+)};")
+    message(FATAL_ERROR "${_sd_contract}: no 'constexpr int kKernelWidths[] = {...};' line to read the kernel widths from")
+endif ()
+string(REPLACE "," ";" _sd_widths "${CMAKE_MATCH_1}")
+set(SPACEDEPTH_KERNEL_BITS "")
+foreach (bytes IN LISTS _sd_widths)
+    string(STRIP "${bytes}" bytes)
+    math(EXPR bits "${bytes} * 8")
+    list(APPEND SPACEDEPTH_KERNEL_BITS ${bits})
+endforeach ()
+
+string(REGEX MATCHALL "FAMILY\\([A-Za-z]+, [a-z_]+, \"[a-z ]+\"\\)" _sd_family_lines "${_sd_contract_text}")
+if (NOT _sd_family_lines)
+    message(FATAL_ERROR "${_sd_contract}: no 'FAMILY(Enumerator, name, \"devices\")' lines in SPACEDEPTH_KERNEL_FAMILIES")
+endif ()
+set(SPACEDEPTH_KERNEL_FAMILIES "")
+foreach (line IN LISTS _sd_family_lines)
+    string(REGEX MATCH "FAMILY\\(([A-Za-z]+), ([a-z_]+), \"([a-z ]+)\"\\)" _ "${line}")
+    list(APPEND SPACEDEPTH_KERNEL_FAMILIES ${CMAKE_MATCH_2})
+    string(REPLACE " " ";" SPACEDEPTH_FAMILY_DEVICES_${CMAKE_MATCH_2} "${CMAKE_MATCH_3}")
+endforeach ()
+message(STATUS "kernel contract: widths ${SPACEDEPTH_KERNEL_BITS} bits, families ${SPACEDEPTH_KERNEL_FAMILIES}")

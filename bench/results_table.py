@@ -18,16 +18,15 @@ TARGETS = {(64 << 20, 1): 1.0, (64 << 20, 2): 0.95, (2 << 20, 1): 0.8, (128 << 1
 MODEL_PEERS = ["eigen", "xnnpack"]
 
 REPEATS = 5  # repetitions of each DRAM miss, to separate a real shortfall from the VM's drift
-UNIT_BYTES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8}
 
 
 def parse_plan(plan):
     """'general u32 kernel, dims (...) 2:7744:1 11:1:2 ..., serial' -> (family, unit bytes, dims)."""
-    m = re.match(r"(\w+) (u\d+) kernel, dims \([^)]*\) ([\d: ]+),", plan)
+    m = re.match(r"(\w+) u(\d+) kernel, dims \([^)]*\) ([\d: ]+),", plan)
     if not m:
         return None
     dims = [tuple(int(v) for v in d.split(":")) for d in m.group(3).split()]
-    return m.group(1), UNIT_BYTES[m.group(2)], dims
+    return m.group(1), int(m.group(2)) // 8, dims
 
 
 def explain_miss(plan, size, spread):

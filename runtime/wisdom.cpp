@@ -162,12 +162,13 @@ Status wisdom_error(const std::string &source, int line, const std::string &why)
 std::string cpu_model_name() {
     std::string name;
 #if defined(__x86_64__) || defined(__i386__)
-    unsigned regs[12] = {};
-    unsigned max_leaf = __get_cpuid_max(0x80000000u, nullptr);
+    // CPUID itself (the __cpuid macro): <cpuid.h>'s __get_cpuid helpers pass the unsigned
+    // registers through int, which the ubsan preset's implicit-conversion checks report.
+    unsigned regs[12] = {}, max_leaf = 0, b = 0, c = 0, d = 0;
+    __cpuid(0x80000000u, max_leaf, b, c, d);
     if (max_leaf >= 0x80000004u) {
         for (unsigned leaf = 0; leaf < 3; leaf++) {
-            __get_cpuid(0x80000002u + leaf, &regs[4 * leaf], &regs[4 * leaf + 1], &regs[4 * leaf + 2],
-                        &regs[4 * leaf + 3]);
+            __cpuid(0x80000002u + leaf, regs[4 * leaf], regs[4 * leaf + 1], regs[4 * leaf + 2], regs[4 * leaf + 3]);
         }
         char brand[49] = {};
         std::memcpy(brand, regs, 48);

@@ -9,13 +9,15 @@
 #  3. the one shared Halide runtime has no VEX-encoded instruction, so nothing in it can raise
 #     SIGILL on a CPU without AVX (the kernels' own paths are chosen at run time).
 set -euo pipefail
-# usage: check_x86_asm.sh BUILD/generators AVX512_SKYLAKE_TARGET [VBMI_TARGET] (as in SPACEDEPTH_TARGETS)
+# usage: check_x86_asm.sh BUILD/generators "BITS..." AVX512_SKYLAKE_TARGET [VBMI_TARGET] (as in
+# SPACEDEPTH_TARGETS; BITS: the contract's kernel widths, SPACEDEPTH_KERNEL_BITS)
 dir="$1"
-target="$2"
-vbmi_target="${3:-}"
+bits_list="$2"
+target="$3"
+vbmi_target="${4:-}"
 status=0
 for family in general transpose; do
-    for bits in 8 16 32 64; do
+    for bits in $bits_list; do
         obj="$dir/spacedepth_${family}_u${bits}-${target}-user_context-large_buffers-no_asserts-no_bounds_query-no_runtime.o"
         asm=$(objdump -d --no-show-raw-insn "$obj")
         zmm=$(grep -cE 'vmov[a-z0-9]* .*zmm' <<< "$asm" || true)

@@ -35,7 +35,7 @@ using Measure = Wisdom;
 
 std::vector<PlanChoice> every_choice() {
     std::vector<PlanChoice> all;
-    for (KernelFamily f : {KernelFamily::General, KernelFamily::Transpose, KernelFamily::Small}) {
+    for (KernelFamily f : spacedepth::kKernelFamilies) {
         for (int bits = 0; bits < 8; bits++) all.push_back({f, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0});
     }
     return all;

@@ -2,8 +2,8 @@
 // Each row is a pattern of the normalised view's pattern slots (0 .. kCpuPatternSlots-1, see
 // kernel_contract.h) and the loop nest that copies it. schedules/cpu_ladder.cpp turns every row
 // into one Halide specialisation, in table order (the first row that holds wins); the planner
-// derives its pattern limits from the rows and names a plan's pattern by them (runtime/
-// plan_cpu.cpp); tests/test_kernels.cpp runs every row on every ISA path of every kernel.
+// derives its pattern limits from the rows (runtime/plan_cpu.cpp); tests/test_kernels.cpp builds
+// views from every row's terms and runs them on every ISA path of every kernel.
 // Adding a pattern, or a store mode, is adding a row (and, for a new loop nest, its LoopShape).
 // Plain C++, no Halide.
 //
@@ -368,8 +368,9 @@ constexpr bool width_terms_may_hold(Widths widths, const Row &r, const int64_t *
 }
 
 // The view's pattern on a target with `vec`-element vectors: the first row whose constant terms
-// hold and whose width terms may (which width runs it, or whether a narrower row's fallback does,
-// is the kernel's choice).
+// hold and whose width terms may. Exact for the rows in constants alone; between width variants
+// and rows that differ only in widths (the row pairs before the interleave by 2) the target's
+// LadderShape decides, which only the kernel knows. The tests check their views with it.
 constexpr const Row &pattern_of(const int64_t *in_stride, const int64_t *out_stride, const int64_t *extent, int vec) {
     for (const Group &g : kLadder) {
         for (const Row &r : g) {

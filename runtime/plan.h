@@ -56,11 +56,8 @@ struct KernelPlan {
 // each a function named for what it does, are listed at the top of plan_cpu.cpp.
 KernelPlan make_kernel_plan(const Problem &problem, const View &view, Device device = Device::Host,
                             const PlanChoice *choice = nullptr);
-// The plan in words: family, width, kernel dims, loops, path, threads and, for the CPU's general
-// family, the ladder pattern its view matches (contract/cpu_ladder_table.h: the first row whose
-// constant terms hold; which vector width runs it is the kernel's choice).
+// The plan in words: family, width, kernel dims, loops, path and threads.
 std::string describe_plan(const KernelPlan &plan);
-std::string ladder_pattern(const KernelPlan &plan);
 
 // Steps the two planners share (plan_cpu.cpp).
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).

@@ -288,24 +288,6 @@ KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, c
     return plan;
 }
 
-std::string ladder_pattern(const KernelPlan &plan) {
-    int64_t in[kKernelRank], out[kKernelRank], extent[kKernelRank];
-    for (int i = 0; i < kKernelRank; i++) {
-        in[i] = plan.kernel_dims[i].in_stride;
-        out[i] = plan.kernel_dims[i].out_stride;
-        extent[i] = plan.kernel_dims[i].extent;
-    }
-    // The vectors of the path the plan calls: the AVX2 one, or the one the wrappers run (the
-    // 1-byte kernels' VBMI rung has the same 64-byte vectors as the others' AVX-512 one).
-    const int bytes = target_vector_bytes(plan.avx2_path ? "-avx2" : cpu_kernel_target());
-    const ladder::Row &row = ladder::pattern_of(in, out, extent, std::max(1, bytes / plan.width));
-    std::string name = row.pattern;
-    for (int i = 0; i < row.param_count; i++) {
-        name += (i == 0 ? " " : ",") + std::to_string(row.params[i]);
-    }
-    return name;
-}
-
 std::string describe_plan(const KernelPlan &plan) {
     std::ostringstream s;
     static const char *const kDeviceNames[] = {"", "CUDA ", "OpenCL "};
@@ -324,9 +306,6 @@ std::string describe_plan(const KernelPlan &plan) {
         s << ", AVX2 path";
     }
     s << (plan.parallel ? ", parallel" : ", serial");
-    if (plan.device == Device::Host && plan.family == KernelFamily::General) {
-        s << ", pattern " << ladder_pattern(plan);
-    }
     return s.str();
 }
 

@@ -158,12 +158,6 @@ bool x86_feature_has_halide_bit(const char *halide_name) {
     return false;
 }
 
-int target_vector_bytes(const std::string &target) {
-    if (target.find("avx512") != std::string::npos) return 64;
-    if (target.find("-avx2") != std::string::npos) return 32;
-    return 16;
-}
-
 const std::string &cpu_kernel_target() {
     static const std::string target = [] {
         install_probe_hook();

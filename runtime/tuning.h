@@ -64,9 +64,6 @@ const std::vector<Feature> &cpu_features();
 // Halide's multi-target wrappers run, since the hook this file installs answers them from
 // cpu_features(). "none" if it can run none of them.
 const std::string &cpu_kernel_target();
-// The native vector of a Halide target string, in bytes: 64 with AVX-512, 32 with AVX2, 16
-// otherwise (SSE, the x86-64 baseline, NEON). What the kernels' ladder widths start from.
-int target_vector_bytes(const std::string &target);
 // Whether the hook's table maps this probe feature name to a Halide feature bit (every name the
 // probe decodes must have one, or the wrappers could take a path the probe never judged).
 bool x86_feature_has_halide_bit(const char *halide_name);

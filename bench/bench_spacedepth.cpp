@@ -16,7 +16,7 @@
 #include "bench/cases.h"
 #include "bench/peers.h"
 #include "runtime/call.h"
-#include "runtime/tuning.h"
+#include "runtime/switch_points.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
 #include "tests/reference.h"
@@ -480,7 +480,7 @@ void BM_deinterleave_ceiling(benchmark::State &state) {
 #endif
 
 // The parallel threshold: the same call on 2 threads with the pool forced on (mode 1) or off
-// (mode 0) at sizes around runtime/tuning.h's parallel_min_bytes, to show where threads pay.
+// (mode 0) at sizes around runtime/switch_points.h's parallel_min_bytes, to show where threads pay.
 void BM_threshold(benchmark::State &state, const Case &c) {
     Setup &s = cached_setup(c, state.range(0), 2);
     const detail::SwitchPoints saved = detail::switch_points();
@@ -682,7 +682,7 @@ int register_all() {
 struct Schedule {
     std::string name;
     const detail::KernelTable *kernels;  // null: the library's own
-    bool default_switch_points;          // runtime/tuning.h's defaults rather than the tuned ones
+    bool default_switch_points;          // runtime/switch_points.h's defaults rather than the tuned ones
 };
 
 std::vector<Schedule> schedules() {

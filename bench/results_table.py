@@ -458,7 +458,7 @@ def main():
         tsizes = sorted({s for _, s in threshold})
         lines += ["## Parallel threshold", "",
                   "The same call on 2 threads with the pool forced on, divided by the call with it forced off "
-                  "(> 1: threads pay). runtime/tuning.h sends tensors of 256 KiB and more to the pool.", "",
+                  "(> 1: threads pay). runtime/switch_points.h sends tensors of 256 KiB and more to the pool.", "",
                   "| case | " + " | ".join(f"{s >> 10} KiB" for s in tsizes) + " |", "|" + "---|" * (len(tsizes) + 1)]
         for c in tcases:
             row = [c]

@@ -2,7 +2,7 @@
 # (scripts/tune.py), read here at configure time. For every kernel target of SPACEDEPTH_TARGETS
 # with a database, its generator values become the kernels' `tuning` generator parameter (one
 # string per element width, entries for several targets joined by '+') and its runtime switch
-# points a row of the runtime's table (runtime/tuning.cpp). schedules/tunables.json declares the
+# points a row of the runtime's table (runtime/switch_points.cpp). schedules/tunables.json declares the
 # names and the values each may take; anything else is a configure error naming the file.
 set(SPACEDEPTH_TUNING_DIR "${PROJECT_SOURCE_DIR}/tuning" CACHE PATH "Directory of tuning databases (<target>.json)")
 
@@ -54,7 +54,7 @@ function(_sd_tuning_pairs file tunables kind object out_var)
 endfunction ()
 
 # Sets SPACEDEPTH_TUNING_u8 ... SPACEDEPTH_TUNING_u64 (the generator parameter per width) and
-# writes two tables for the runtime (runtime/tuning.h): ${SPACEDEPTH_GENERATED_DIR}/runtime/
+# writes two tables for the runtime (runtime/switch_points.h): ${SPACEDEPTH_GENERATED_DIR}/runtime/
 # switch_points.inc, the switch points with their defaults, by name (CMake's JSON members come
 # sorted), and tuned_targets.inc, one row of values in that order per tuned kernel target.
 function(spacedepth_read_tuning)

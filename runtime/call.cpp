@@ -3,7 +3,7 @@
 #include "runtime/call.h"
 #include "runtime/device_backend.h"
 #include "runtime/measure.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
 #include "runtime/wisdom.h"
 
 #include <cstdio>

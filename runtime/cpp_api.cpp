@@ -2,7 +2,8 @@
 // the core's C structs here, in one direction; build_info() and the name conversions too.
 #include "runtime/call.h"
 #include "runtime/device_backend.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
+#include "runtime/switch_points.h"
 #include "runtime/wisdom.h"
 
 #include <algorithm>

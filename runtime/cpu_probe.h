@@ -1,7 +1,7 @@
 // What this x86 CPU runs: CPUID's feature bits and the register state the OS saves (XCR0), never
-// the model number. The one reading of the CPU that the runtime (runtime/tuning.cpp: the kernel
+// the model number. The one reading of the CPU that the runtime (runtime/isa.cpp: the kernel
 // target, `spacedepth info`, the wisdom header), Halide's multi-target wrappers (through the hook
-// tuning.cpp installs) and the build's host-target choice (tools/cpu_probe_main.cpp, run by
+// isa.cpp installs) and the build's host-target choice (tools/cpu_probe_main.cpp, run by
 // cmake/HalideTargets.cmake) all take. Plain C++ with no other header of the project, so the
 // configure can compile it on its own.
 //

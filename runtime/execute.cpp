@@ -59,6 +59,42 @@ Status kernel_error(const RegisteredKernel &kernel, int rc, const ErrorSink &sin
         std::string("Halide kernel ") + kernel.name + " failed with code " + std::to_string(rc) + ": " + sink.message);
 }
 
+// The function a plan calls: the kernel's AVX2 path where the plan says so, else its wrapper; a
+// bench's override of the same family and width before either.
+KernelFn kernel_function(const KernelPlan &plan, const RegisteredKernel &kernel, const DeviceCall &call) {
+    if (call.kernel_overrides != nullptr) {
+        // A registered kernel's width is one of kKernelWidths (checked when the registry compiles).
+        const KernelTable &table = *call.kernel_overrides;
+        if (KernelFn other = table[static_cast<int>(kernel.family)][kernel_width_index(kernel.width)]) return other;
+    }
+    return plan.avx2_path ? kernel.avx2_path : kernel.fn;
+}
+
+// One kernel call on the memory at the two base addresses: host memory directly, a GPU device's
+// through its backend (attach, run, detach). Halide's return code.
+int call_kernel(KernelFn fn, const KernelPlan &plan, const DeviceBackend *backend, const DeviceCall &call,
+                halide_type_t type, halide_dimension_t *in_dims, halide_dimension_t *out_dims, uint8_t *in,
+                uint8_t *out, ErrorSink &sink) {
+    CallBuffers b;
+    b.in.type = b.out.type = type;
+    b.in.dimensions = b.out.dimensions = kKernelRank;
+    b.in.dim = in_dims;
+    b.out.dim = out_dims;
+    if (call.device == Device::Cuda) {
+        sink.cuda_context = call.context;
+        sink.cuda_stream = call.stream;
+    }
+    if (backend == nullptr) {
+        b.in.host = in;
+        b.out.host = out;
+        return fn(&sink, &b.in, plan.parallel, &b.out);
+    }
+    int rc = backend->attach(sink, b.in, b.in_span, b.in_span_dim, in);
+    if (rc == 0) rc = backend->attach(sink, b.out, b.out_span, b.out_span_dim, out);
+    if (rc == 0) rc = fn(&sink, &b.in, plan.parallel, &b.out);
+    return backend->detach(sink, b, rc);
+}
+
 }  // namespace
 
 Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel *kernel, const void *in, void *out,
@@ -74,14 +110,7 @@ Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel 
         return error(SD_ERROR_UNSUPPORTED, std::string("no ") + device_name(call.device) +
                                                " kernel for element width " + std::to_string(plan.width) + " bytes");
     }
-    KernelFn fn = plan.avx2_path ? kernel->avx2_path : kernel->fn;
-    if (call.kernel_overrides != nullptr) {
-        // A registered kernel's width is one of kKernelWidths (checked when the registry compiles).
-        if (KernelFn other =
-                (*call.kernel_overrides)[static_cast<int>(kernel->family)][kernel_width_index(kernel->width)]) {
-            fn = other;
-        }
-    }
+    const KernelFn fn = kernel_function(plan, *kernel, call);
     if (backend != nullptr) {
         backend->prepare();
     }
@@ -126,7 +155,7 @@ Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel 
         return {};
     }
 
-    // Odometer over the loop dims, for every fragment.
+    // Odometer over the loop dims, for every fragment; a chunked loop sets its kernel dim's extent.
     SmallVector<int64_t, 2 * kMaxDims> index(plan.loop_dims.size(), 0);
     static const Fragments kOrigin = {{0, 0}};
     for (auto [frag_in, frag_out] : plan.fragments.empty() ? kOrigin : plan.fragments) {
@@ -143,44 +172,14 @@ Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel 
                     out_dims[ld.chunked_dim].extent = extent;
                 }
             }
-            CallBuffers b;
-            b.in.type = type;
-            b.in.dimensions = kKernelRank;
-            b.in.dim = in_dims;
-            b.out.type = type;
-            b.out.dimensions = kKernelRank;
-            b.out.dim = out_dims;
-
             ErrorSink sink;
-            if (call.device == Device::Cuda) {
-                sink.cuda_context = call.context;
-                sink.cuda_stream = call.stream;
-            }
-            int rc = 0;
-            if (backend == nullptr) {
-                b.in.host = in_base + in_off * w;
-                b.out.host = out_base + out_off * w;
-            } else {
-                rc = backend->attach(sink, b.in, b.in_span, b.in_span_dim, in_base + in_off * w);
-                if (rc == 0) {
-                    rc = backend->attach(sink, b.out, b.out_span, b.out_span_dim, out_base + out_off * w);
-                }
-            }
-            if (rc == 0) {
-                rc = fn(&sink, &b.in, plan.parallel, &b.out);
-            }
-            if (backend != nullptr) {
-                rc = backend->detach(sink, b, rc);
-            }
+            const int rc = call_kernel(fn, plan, backend, call, type, in_dims, out_dims, in_base + in_off * w,
+                                       out_base + out_off * w, sink);
             if (rc != 0) {
                 return kernel_error(*kernel, rc, sink);
             }
-
             size_t l = 0;
-            for (; l < index.size(); l++) {
-                if (++index[l] < plan.loop_dims[l].extent) {
-                    break;
-                }
+            for (; l < index.size() && ++index[l] == plan.loop_dims[l].extent; l++) {
                 index[l] = 0;
             }
             if (l == index.size()) {

@@ -4,7 +4,7 @@
 // of the call's shape, round-robin so that drift hits them alike, and the fastest is kept if it
 // beats the rules' plan by more than the noise twice: among all, and again alone.
 #include "runtime/measure.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
 #include "runtime/wisdom.h"
 
 #include <algorithm>
@@ -149,6 +149,88 @@ double time_calls(const Problem &p, const Candidate &c, ScratchTensors &scratch,
     return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / calls;
 }
 
+// Why a call's tensors cannot be timed within the limit at all, or "": two candidates, three
+// calls each (a warm-up and two timed) at the least. Padded views are timed over their whole
+// span, which is what scratch memory must hold.
+std::string too_large_to_time(const Problem &p, double time_limit_ms) {
+    const int64_t span = std::max({p.bytes, p.in_span_bytes, p.out_span_bytes});
+    if (6 * 2 * static_cast<double>(span) / kFastestBytesPerNs > time_limit_ms * 1e6) {
+        std::ostringstream why;
+        why << "the tensor" << (span > p.bytes ? "s' memory spans" : " is") << " too large to time within "
+            << time_limit_ms << " ms";
+        return why.str();
+    }
+    if (span > kMaxScratchBytes) return "the tensors' memory spans more than 1 GiB of scratch";
+    return "";
+}
+
+// A warm-up call each, then a few calls timed: a plan over twice the rules' time cannot win, and
+// timing it in every round could take many times the limit (a scalar family on a long view); it
+// is left out (best_ns -1), as is a plan whose kernel fails. The warm-up call, cold caches and
+// all, already rules out a plan many times slower.
+void drop_slow_candidates(const Problem &p, std::vector<Candidate> &list, ScratchTensors &scratch, int calls,
+                          double rules_ns, Clock::time_point deadline) {
+    const int check_calls = std::min(calls, 3);
+    for (size_t i = 1; i < list.size(); i++) {
+        Candidate &c = list[i];
+        const double warm_up_ns = Clock::now() > deadline ? -1 : time_calls(p, c, scratch, 1);
+        if (warm_up_ns < 0 || warm_up_ns > 4 * kMaxSlowdown * rules_ns ||
+            time_calls(p, c, scratch, check_calls) > kMaxSlowdown * rules_ns) {
+            c.best_ns = -1;
+        }
+    }
+}
+
+// Every remaining candidate once per round, round-robin, so that drift hits them alike: at least
+// two rounds, more until the deadline, none past the hard deadline.
+void time_in_rounds(const Problem &p, std::vector<Candidate> &list, ScratchTensors &scratch, int calls,
+                    Clock::time_point deadline, Clock::time_point hard_deadline) {
+    for (int round = 0; round < kMaxRounds && (round < 2 || Clock::now() < deadline); round++) {
+        for (Candidate &c : list) {
+            if (c.best_ns < 0 || Clock::now() > hard_deadline) continue;
+            const double ns = time_calls(p, c, scratch, calls);
+            c.best_ns = ns < 0 ? -1 : std::min(c.best_ns, ns);
+            c.round_ns.push_back(ns);
+        }
+    }
+}
+
+// The candidate whose median paired ratio to the rules' plan (list[0]) beats it by kMinGain the
+// most, or the rules' plan.
+Candidate *fastest(std::vector<Candidate> &list) {
+    Candidate *best = &list[0];
+    double best_ratio = 1 - kMinGain;
+    for (Candidate &c : list) {
+        const double ratio = &c == &list[0] || c.best_ns < 0 ? INFINITY : paired_ratio(c, list[0]);
+        if (ratio <= best_ratio) {
+            best = &c;
+            best_ratio = ratio;
+        }
+    }
+    return best;
+}
+
+// The winner must win again, in fresh rounds against the rules' plan alone (which goes first
+// alternates), on scratch tensors at another place in memory: the best of many candidates is
+// partly the luckiest, and where the tensors lie moves plans' relative speed. On the 2-core AMD
+// EPYC VM, the same two plans (rules' vs AVX2 path, S2D NCHW CRD f32 C3 b2x3, 32 KiB) timed 0.84x
+// on one pair of page-aligned buffers and 1.45x on another. `make bench-measure`: 16 rows > 3 %
+// slower than the rules' plan (12 of them at 32 KiB-2 MiB) with one placement, 8-9 (0-3) with the
+// second. Returns the winner, or the rules' plan if the winner loses.
+Candidate *confirmed(const Problem &p, Candidate &rules, Candidate *best, ScratchTensors &scratch, int calls) {
+    if (best == &rules) return best;
+    rules.round_ns.clear();
+    best->round_ns.clear();
+    ScratchTensors elsewhere;
+    ScratchTensors &confirm = elsewhere.allocate(p) ? elsewhere : scratch;
+    for (int round = 0; round < kConfirmRounds; round++) {
+        Candidate &first = round % 2 ? *best : rules, &second = round % 2 ? rules : *best;
+        first.round_ns.push_back(time_calls(p, first, confirm, calls));
+        second.round_ns.push_back(time_calls(p, second, confirm, calls));
+    }
+    return paired_ratio(*best, rules) > 1 - kMinGain ? &rules : best;
+}
+
 }  // namespace
 
 void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) {
@@ -159,18 +241,8 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
     report = MeasureReport{};
     auto finish = [&] { report.plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
 
-    // Two candidates, three calls each (a warm-up and two timed) at the least. Padded views are
-    // timed over their whole span, which is what scratch memory must hold.
-    const int64_t span = std::max({p.bytes, p.in_span_bytes, p.out_span_bytes});
-    if (6 * 2 * static_cast<double>(span) / kFastestBytesPerNs > limit_ns) {
-        std::ostringstream why;
-        why << "the tensor" << (span > p.bytes ? "s' memory spans" : " is") << " too large to time within "
-            << time_limit_ms << " ms";
-        report.not_timed = why.str();
-        return finish();
-    }
-    if (span > kMaxScratchBytes) {
-        report.not_timed = "the tensors' memory spans more than 1 GiB of scratch";
+    if (std::string why = too_large_to_time(p, time_limit_ms); !why.empty()) {
+        report.not_timed = why;
         return finish();
     }
     std::vector<Candidate> list = candidates(*planned, view);
@@ -202,62 +274,15 @@ void measure_plan(const View &view, double time_limit_ms, PlannedCall *planned) 
         return finish();
     }
     list.resize(std::min(list.size(), fits));
-    // A warm-up call each, then a few calls timed: a plan over twice the rules' time cannot win,
-    // and timing it in every round could take many times the limit (a scalar family on a long
-    // view); it is left out, as is a plan whose kernel fails.
-    const int check_calls = std::min(calls, 3);
     const auto after = [&](double ns) { return start + std::chrono::nanoseconds(static_cast<int64_t>(ns)); };
     const Clock::time_point deadline = after(limit_ns), hard_deadline = after(2 * limit_ns);
-    for (size_t i = 1; i < list.size(); i++) {
-        Candidate &c = list[i];
-        // The warm-up call, cold caches and all, already rules out a plan many times slower.
-        const double warm_up_ns = Clock::now() > deadline ? -1 : time_calls(p, c, scratch, 1);
-        if (warm_up_ns < 0 || warm_up_ns > 4 * kMaxSlowdown * first_ns ||
-            time_calls(p, c, scratch, check_calls) > kMaxSlowdown * first_ns) {
-            c.best_ns = -1;
-        }
-    }
-    for (int round = 0; round < kMaxRounds && (round < 2 || Clock::now() < deadline); round++) {
-        for (Candidate &c : list) {
-            if (c.best_ns < 0 || Clock::now() > hard_deadline) continue;
-            const double ns = time_calls(p, c, scratch, calls);
-            c.best_ns = ns < 0 ? -1 : std::min(c.best_ns, ns);
-            c.round_ns.push_back(ns);
-        }
-    }
+    drop_slow_candidates(p, list, scratch, calls, first_ns, deadline);
+    time_in_rounds(p, list, scratch, calls, deadline, hard_deadline);
     if (list[0].round_ns.size() < 2) {
         report.not_timed = "the time limit passed before the plans were timed twice";
         return finish();
     }
-    Candidate *best = &list[0];
-    double best_ratio = 1 - kMinGain;
-    for (Candidate &c : list) {
-        const double ratio = &c == &list[0] || c.best_ns < 0 ? INFINITY : paired_ratio(c, list[0]);
-        if (ratio <= best_ratio) {
-            best = &c;
-            best_ratio = ratio;
-        }
-    }
-    // The winner must win again, in fresh rounds against the rules' plan alone (which goes first
-    // alternates), on scratch tensors at another place in memory: the best of many candidates is
-    // partly the luckiest, and where the tensors lie moves plans' relative speed. On the 2-core
-    // AMD EPYC VM, the same two plans (rules' vs AVX2 path, S2D NCHW CRD f32 C3 b2x3, 32 KiB) timed
-    // 0.84x on one pair of page-aligned buffers and 1.45x on another. `make bench-measure`: 16
-    // rows > 3 % slower than the rules' plan (12 of them at 32 KiB-2 MiB) with one placement,
-    // 8-9 (0-3) with the second.
-    if (best != &list[0]) {
-        Candidate &rules = list[0];
-        rules.round_ns.clear();
-        best->round_ns.clear();
-        ScratchTensors elsewhere;
-        ScratchTensors &confirm = elsewhere.allocate(p) ? elsewhere : scratch;
-        for (int round = 0; round < kConfirmRounds; round++) {
-            Candidate &first = round % 2 ? *best : rules, &second = round % 2 ? rules : *best;
-            first.round_ns.push_back(time_calls(p, first, confirm, calls));
-            second.round_ns.push_back(time_calls(p, second, confirm, calls));
-        }
-        if (paired_ratio(*best, rules) > 1 - kMinGain) best = &rules;
-    }
+    const Candidate *best = confirmed(p, list[0], fastest(list), scratch, calls);
     report.candidates = static_cast<int>(list.size());
     report.rules_ns = list[0].best_ns;
     planned->plan = best->plan;

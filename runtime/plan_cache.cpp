@@ -2,7 +2,7 @@
 // the spot, and the last few plans are kept per thread, keyed by the call without its data
 // pointers and by the generations of the switch points and the wisdom.
 #include "runtime/call.h"
-#include "runtime/tuning.h"
+#include "runtime/switch_points.h"
 #include "runtime/wisdom.h"
 
 #include <algorithm>

@@ -7,7 +7,8 @@
 #include "contract/cpu_ladder_table.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/plan.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
+#include "runtime/switch_points.h"
 
 #include <algorithm>
 #include <sstream>

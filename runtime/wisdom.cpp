@@ -6,7 +6,7 @@
 // name tables), so a hostile file gets one message naming its line and is never half imported.
 #include "runtime/wisdom.h"
 
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
 
 #include <array>
 #include <atomic>

@@ -2,7 +2,7 @@
 // comparisons that report every mismatching coordinate, in the manner of XNNPACK's testers.
 #pragma once
 
-#include "runtime/tuning.h"
+#include "runtime/switch_points.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/reference.h"
 

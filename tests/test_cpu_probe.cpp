@@ -4,7 +4,7 @@
 // emulated_cpus runs this under qemu's CPU models), and the hook the kernels' wrappers ask.
 #include "HalideRuntime.h"
 #include "runtime/cpu_probe.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,8 @@
 // Halide's test/generator/multitarget_aottest.cpp does). The hook here only watches which path
 // the wrappers accept: the library's cap decides.
 #include "HalideRuntime.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
+#include "runtime/switch_points.h"
 #include "spacedepth/spacedepth.h"
 #include "tests/harness.h"
 

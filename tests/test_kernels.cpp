@@ -11,7 +11,7 @@
 #include "runtime/device_backend.h"
 #include "runtime/halide_errors.h"
 #include "runtime/kernel_registry.h"
-#include "runtime/tuning.h"
+#include "runtime/isa.h"
 
 #include "HalideRuntime.h"
 

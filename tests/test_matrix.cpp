@@ -5,7 +5,7 @@
 // directions. A second matrix runs spatial rank 1 and 3 over the channels-last, channels-first
 // and blocked layouts, and rank 2 over every pair with a blocked side (NCHWc4/8/16), each cell
 // over every element width.
-#include "runtime/tuning.h"
+#include "runtime/switch_points.h"
 #include "tests/harness.h"
 
 #include <gtest/gtest.h>

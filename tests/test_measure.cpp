@@ -3,7 +3,6 @@
 // made; the wisdom round-trips, is taken by later plans and one-shot calls, and a hostile file is
 // refused whole, with its line named.
 #include "runtime/call.h"
-#include "runtime/tuning.h"
 #include "runtime/wisdom.h"
 #include "tests/harness.h"
 

@@ -2,7 +2,7 @@
 // as the one-shot call, on any memory of the planned shape, and the same rules: create rejects what
 // sd_run rejects for the shapes, run what it rejects for the memory, and nothing is written then.
 #include "runtime/call.h"
-#include "runtime/tuning.h"
+#include "runtime/switch_points.h"
 #include "tests/harness.h"
 
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // run a plan on memory of its shape. Neither public API is called from here; both call this.
 #include "runtime/call.h"
 #include "runtime/device_backend.h"
-#include "runtime/measure.h"
 #include "runtime/isa.h"
+#include "runtime/measure.h"
 #include "runtime/wisdom.h"
 
 #include <cstdio>

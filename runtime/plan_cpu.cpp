@@ -5,9 +5,9 @@
 // switch, arrange_for_kernel (the slots of contract/kernel_contract.h), choose_family,
 // choose_avx2_path, chunk_long_extents. describe_plan() is here too.
 #include "contract/cpu_ladder_table.h"
+#include "runtime/isa.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/plan.h"
-#include "runtime/isa.h"
 #include "runtime/switch_points.h"
 
 #include <algorithm>

@@ -10,8 +10,8 @@
 #include "runtime/cpu_probe.h"
 #include "runtime/device_backend.h"
 #include "runtime/halide_errors.h"
-#include "runtime/kernel_registry.h"
 #include "runtime/isa.h"
+#include "runtime/kernel_registry.h"
 
 #include "HalideRuntime.h"
 

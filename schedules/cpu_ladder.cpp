@@ -144,6 +144,25 @@ std::vector<int> Ladder::widths(ladder::Widths which) const {
     return {};
 }
 
+// Slot `v` split at w (ShiftInwards), its vector inside the unrolled slots `inside` (innermost
+// first) and outside `around`, then the rest of the slots and the outer loops.
+void Ladder::vector_around_unrolled(Stage b, int v, std::initializer_list<int> inside,
+                                    std::initializer_list<int> around, int w, bool par) const {
+    const std::vector<Var> &x = h.x;
+    const std::string slot = std::to_string(v);
+    Var xo("x" + slot + "o"), xi("x" + slot + "i");
+    std::vector<VarOrRVar> order;
+    for (int d : inside) order.emplace_back(x[d]);
+    order.emplace_back(xi);
+    for (int d : around) order.emplace_back(x[d]);
+    order.emplace_back(xo);
+    b.split(x[v], xo, xi, w, TailStrategy::ShiftInwards).reorder(order);
+    for (int d : inside) b.unroll(x[d]);
+    for (int d : around) b.unroll(x[d]);
+    b.vectorize(xi);
+    outer_loops(b, par);
+}
+
 // The loop nest of one row at width w, on the stage its condition specialised.
 void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
     const std::vector<Var> &x = h.x;
@@ -182,7 +201,7 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         });
         return;
     }
-    case LoopShape::Unroll02Vector1: {
+    case LoopShape::Unroll02Vector1:
         // Whole-pixel short runs of D2S NHWC DCR: one vector of pixels; at two, LLVM's tbl network
         // for the stride-R*k shuffle spills (llvm-mca, Neoverse N1: 0.39x the copy loop against
         // 0.44x). Interleave row pairs (NCHW DepthToSpace, block 2) take both block rows in one
@@ -190,29 +209,15 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         // loop nest once per pair. AMD EPYC (AVX-512), 1 thread, 128 KiB: D2S NCHW C64 f32 and u8
         // 1.2-1.5x, C16 u8 1.2-1.3x. Longer rows lost with it (90-180-element rows of C1 and C3,
         // 0.84-0.92x), hence the row's bound.
-        Var xo("x1o"), xi("x1i");
-        b.split(x[1], xo, xi, w, TailStrategy::ShiftInwards)
-            .reorder(x[0], xi, x[2], xo)
-            .unroll(x[0])
-            .unroll(x[2])
-            .vectorize(xi);
-        outer_loops(b, par);
+        vector_around_unrolled(b, 1, {0}, {2}, w, par);
         return;
-    }
-    case LoopShape::Unroll01Vector2: {
+    case LoopShape::Unroll01Vector2:
         // The strides are pinned to constants, so Halide turns the strided accesses into dense
         // vector loads and stores plus shuffles. Whole-pixel S2D NHWC DCR short runs: one vector of
         // pixels per row, so the R strided loads of a row share one dense load (at two vectors
         // each had its own).
-        Var xo("x2o"), xi("x2i");
-        b.split(x[2], xo, xi, w, TailStrategy::ShiftInwards)
-            .reorder(x[0], x[1], xi, xo)
-            .unroll(x[0])
-            .unroll(x[1])
-            .vectorize(xi);
-        outer_loops(b, par);
+        vector_around_unrolled(b, 2, {0, 1}, {}, w, par);
         return;
-    }
     case LoopShape::Unroll01Whole2:
         // C exactly one vector: the channel loop disappears and one st4 per pixel is the inner loop
         // (u8 C16 block 2: 24 instructions per 64 bytes with a one-trip channel loop).
@@ -228,32 +233,17 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         });
         return;
     }
-    case LoopShape::Unroll012Vector3: {
+    case LoopShape::Unroll012Vector3:
         // The per-pixel [C, 2x2] transpose of NHWC SpaceToDepth in CRD order for C below the
         // narrowest block width (C 2, 3, 4, 6: u8 C6 ran as scalar byte moves, 0.02x memcpy at
         // 128 KiB).
-        Var xo("x3o"), xi("x3i");
-        b.split(x[3], xo, xi, w, TailStrategy::ShiftInwards)
-            .reorder(x[0], x[1], x[2], xi, xo)
-            .unroll(x[0])
-            .unroll(x[1])
-            .unroll(x[2])
-            .vectorize(xi);
-        outer_loops(b, par);
+        vector_around_unrolled(b, 3, {0, 1, 2}, {}, w, par);
         return;
-    }
-    case LoopShape::RowPairs: {
+    case LoopShape::RowPairs:
         // Row pairs of the deinterleave by 2, as for the interleave: 128 KiB, S2D NCHW C64 and C16
         // 1.3-1.8x (u8 C64 0.12 -> 0.19 DCR, 0.16 -> 0.29 CRD).
-        Var xo("x0o"), xi("x0i");
-        b.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
-            .reorder(xi, x[1], x[2], xo)
-            .unroll(x[1])
-            .unroll(x[2])
-            .vectorize(xi);
-        outer_loops(b, par);
+        vector_around_unrolled(b, 0, {}, {1, 2}, w, par);
         return;
-    }
     case LoopShape::Unroll1Vector0: {
         // The m strided loads share their dense loads: NCHW SpaceToDepth reads each input row once.
         Var xo("x0o"), xi("x0i");

@@ -6,6 +6,7 @@
 #include "schedules/permute_copy_schedule.h"
 
 #include <functional>
+#include <initializer_list>
 #include <vector>
 
 namespace spacedepth {
@@ -55,6 +56,8 @@ private:
     bool gather_fits(int w, int input_stride) const;
     std::vector<int> widths(ladder::Widths which) const;
     void schedule_row(Halide::Stage b, const ladder::Row &row, int w, bool parallel) const;
+    void vector_around_unrolled(Halide::Stage b, int v, std::initializer_list<int> inside,
+                                std::initializer_list<int> around, int w, bool parallel) const;
     static constexpr int kLongRowVectors = 16;
     void vector_rows(Halide::Stage b, const Halide::Expr &row_extent, int w, bool parallel, bool tail_in_short_rows,
                      Halide::Var xo, const std::function<void(Halide::Stage)> &split) const;

@@ -35,7 +35,7 @@ wheel: build
 	@$(VENV)/bin/python scripts/make_wheel.py --build $(BUILD) --out dist
 
 # `make test` is the host suite, the whole suite again for ARM64 under qemu, and again under
-# ASan + UBSan with a 60-second fuzz run, under UBSan with the implicit-conversion checks, and
+# ASan + UBSan with a 45-second fuzz run, under UBSan with the implicit-conversion checks, and
 # under TSan.
 test: test-host test-arm test-asan test-ubsan test-tsan
 
@@ -55,7 +55,7 @@ test-arm: build-arm
 
 # Sanitizer builds (CMakePresets.json asan / ubsan / tsan, clang-14): the GoogleTest suite and the
 # CLI test with the runtime, CLI and tests instrumented; the asan build also runs the fuzzer for
-# 60 s (ctest fuzz_short); the ubsan build adds the integer-conversion checks ASan's leaves out. They link the release build's kernels, every x86 target of it
+# 45 s (ctest fuzz_short); the ubsan build adds the integer-conversion checks ASan's leaves out. They link the release build's kernels, every x86 target of it
 # (SPACEDEPTH_KERNELS_FROM in CMakePresets.json's sanitize-base), and generate none.
 test-asan test-ubsan test-tsan: test-%: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset $* >/dev/null

@@ -256,6 +256,7 @@ bool output_is_injective(const KernelView &v) {
 std::vector<KernelView> views_for_row(ladder::Widths group, const ladder::Row &r, int vec) {
     // The row's constants; -1 where it leaves a stride free.
     int64_t extent[kKernelRank], in[kKernelRank], out[kKernelRank];
+    bool extent_fixed[kKernelRank] = {};
     int width_slot = -1;
     for (int k = 0; k < kKernelRank; k++) {
         extent[k] = k < spacedepth::kCpuPatternSlots ? 3 : 2;
@@ -269,6 +270,7 @@ std::vector<KernelView> views_for_row(ladder::Widths group, const ladder::Row &r
         }
         int64_t *q = t.of == ladder::Of::InStride ? in : t.of == ladder::Of::OutStride ? out : extent;
         q[t.slot] = t.test == ladder::Test::Lt ? t.value - 1 : t.value;  // Eq, Ge: the value itself
+        extent_fixed[t.slot] |= t.of == ladder::Of::Extent;
     }
     std::vector<int64_t> slot_extents = {0};  // no width slot: one view
     if (width_slot >= 0) {
@@ -303,6 +305,11 @@ std::vector<KernelView> views_for_row(ladder::Widths group, const ladder::Row &r
         if (width_slot >= 0) {
             v.extent[width_slot] = e;
             v.name += ", slot " + std::to_string(width_slot) + " of " + std::to_string(e);
+            if (e > 4 * int64_t{vec}) {  // the steady-state view: the free slots at 2, to keep it small
+                for (int k = 0; k < kKernelRank; k++) {
+                    if (k != width_slot && !extent_fixed[k]) v.extent[k] = std::min<int64_t>(v.extent[k], 2);
+                }
+            }
         }
         place(in, v.extent, v.in_stride);
         place(out, v.extent, v.out_stride);

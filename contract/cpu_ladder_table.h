@@ -87,6 +87,23 @@ struct Group {
     constexpr const Row *end() const { return rows + count; }
 };
 
+// Whether a value v meets test t against `bound` (TakesWidth: its loose form, v >= bound; the
+// kernels' quarter-overlap rule for wide vectors is the target's, schedules/cpu_ladder.cpp).
+constexpr bool meets(Test t, int64_t v, int64_t bound) {
+    return t == Test::Eq ? v == bound : t == Test::Lt ? v < bound : v >= bound;  // Ge, TakesWidth
+}
+constexpr bool same_term(const Term &a, const Term &b) {
+    return a.of == b.of && a.slot == b.slot && a.test == b.test && a.value == b.value && a.unit == b.unit;
+}
+// Rows with the same terms, width terms included: at one width they are one specialisation.
+constexpr bool same_terms(const Row &a, const Row &b) {
+    if (a.term_count != b.term_count) return false;
+    for (int i = 0; i < a.term_count; i++) {
+        if (!same_term(a.terms[i], b.terms[i])) return false;
+    }
+    return true;
+}
+
 // ---- Building rows.
 namespace terms {
 constexpr Term in_stride(int slot, int v) { return {Of::InStride, slot, Test::Eq, v, Unit::Elements}; }
@@ -345,8 +362,7 @@ constexpr bool constant_terms_hold(const Row &r, const int64_t *in_stride, const
         const int64_t v = t.of == Of::InStride    ? in_stride[t.slot]
                           : t.of == Of::OutStride ? out_stride[t.slot]
                                                   : extent[t.slot];
-        const bool holds = t.test == Test::Eq ? v == t.value : t.test == Test::Ge ? v >= t.value : v < t.value;
-        if (!holds) return false;
+        if (!meets(t.test, v, t.value)) return false;
     }
     return true;
 }
@@ -360,9 +376,7 @@ constexpr bool width_terms_may_hold(Widths widths, const Row &r, const int64_t *
     for (int i = 0; i < r.term_count; i++) {
         const Term &t = r.terms[i];
         if (t.unit != Unit::Widths) continue;
-        const int64_t e = extent[t.slot], v = int64_t{t.value} * vec;
-        const bool holds = t.test == Test::Eq ? e == v : t.test == Test::Lt ? e < v : e >= v;  // Ge, TakesWidth
-        if (!holds) return false;
+        if (!meets(t.test, extent[t.slot], int64_t{t.value} * vec)) return false;
     }
     return true;
 }
@@ -390,8 +404,7 @@ constexpr bool same_pattern(const Row &a, const Row &b) {
         while (i < a.term_count && a.terms[i].unit == Unit::Widths) i++;
         while (j < b.term_count && b.terms[j].unit == Unit::Widths) j++;
         if (i == a.term_count || j == b.term_count) return i == a.term_count && j == b.term_count;
-        const Term &p = a.terms[i++], &q = b.terms[j++];
-        if (p.of != q.of || p.slot != q.slot || p.test != q.test || p.value != q.value) return false;
+        if (!same_term(a.terms[i++], b.terms[j++])) return false;
     }
 }
 

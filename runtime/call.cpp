@@ -9,10 +9,6 @@
 #include <cstdio>
 #include <sstream>
 
-#ifndef SPACEDEPTH_KERNEL_TARGETS
-#define SPACEDEPTH_KERNEL_TARGETS "unknown"
-#endif
-
 namespace spacedepth::detail {
 
 Status error(sd_status code, const std::string &message) { return Status(code, message); }
@@ -62,9 +58,8 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
         if (device == Device::Host && !problem.empty && cpu_kernel_target() == "none") {
             return error(SD_ERROR_UNSUPPORTED,
                          std::string("this CPU cannot run any of the kernel targets this build was generated for (") +
-                             SPACEDEPTH_KERNEL_TARGETS + "): its features are " +
-                             cpu_probe::present_names(cpu_features()) + " (" +
-                             cpu_probe::identity(cpu_probe::read_cpuid()) +
+                             kernel_targets() + "): its features are " + cpu_probe::present_names(cpu_features()) +
+                             " (" + cpu_probe::identity(cpu_probe::read_cpuid()) +
                              "); rebuild with a baseline target in SPACEDEPTH_TARGETS");
         }
         planned->problem = problem;

@@ -12,10 +12,6 @@
 #include <sstream>
 #include <utility>
 
-#ifndef SPACEDEPTH_KERNEL_TARGETS
-#define SPACEDEPTH_KERNEL_TARGETS "unknown"
-#endif
-
 namespace spacedepth::detail {
 
 namespace {
@@ -174,7 +170,7 @@ std::string build_info() {
         separator = ", ";
     }
     s << "\n";
-    s << "kernel targets (best first, chosen at run time): " << SPACEDEPTH_KERNEL_TARGETS << "\n";
+    s << "kernel targets (best first, chosen at run time): " << detail::kernel_targets() << "\n";
     s << "CPU: " << cpu_probe::identity(cpu_probe::read_cpuid())
       << " (features from CPUID bits and XCR0, not the model)\n";
     s << "CPU features seen: " << cpu_probe::present_names(detail::cpu_features()) << "\n";

@@ -116,10 +116,12 @@ bool x86_feature_has_halide_bit(const char *halide_name) {
     return false;
 }
 
+const char *kernel_targets() { return SPACEDEPTH_KERNEL_TARGETS; }
+
 const std::string &cpu_kernel_target() {
     static const std::string target = [] {
         install_probe_hook();
-        return cpu_probe::select_target(SPACEDEPTH_KERNEL_TARGETS, cpu_features());
+        return cpu_probe::select_target(kernel_targets(), cpu_features());
     }();
     return target;
 }

@@ -24,6 +24,8 @@ const IsaCap &isa_cap();
 // less those above the ISA cap.
 using cpu_probe::Feature;
 const std::vector<Feature> &cpu_features();
+// The build's kernel targets, best first, comma-separated (SPACEDEPTH_TARGETS).
+const char *kernel_targets();
 // The first of the build's kernel targets (best first) whose features this CPU has: the one
 // Halide's multi-target wrappers run, since the hook this file installs answers them from
 // cpu_features(). "none" if it can run none of them.

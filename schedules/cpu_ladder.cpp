@@ -275,19 +275,9 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
 // skipped: Halide would hand back that earlier specialisation.
 void Ladder::apply(Stage s, bool par) const {
     std::vector<std::pair<const Row *, int>> taken;
-    auto same_terms = [](const Row &a, const Row &b) {
-        if (a.term_count != b.term_count) return false;
-        for (int i = 0; i < a.term_count; i++) {
-            const Term &p = a.terms[i], &q = b.terms[i];
-            if (p.of != q.of || p.slot != q.slot || p.test != q.test || p.value != q.value || p.unit != q.unit) {
-                return false;
-            }
-        }
-        return true;
-    };
     auto schedule_at = [&](const Row &r, int w) {
         for (const auto &[earlier, width] : taken) {
-            if (width == w && same_terms(*earlier, r)) return;
+            if (width == w && ladder::same_terms(*earlier, r)) return;
         }
         taken.emplace_back(&r, w);
         schedule_row(s.specialize(condition(r, w)), r, w, par);

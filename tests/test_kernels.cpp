@@ -177,19 +177,21 @@ INSTANTIATE_TEST_SUITE_P(Registered, Kernels, testing::ValuesIn(host_kernels()),
 
 // One compiled path of a host kernel: a multi-target kernel's paths (kKernelPaths), or the
 // kernel itself where it was built for one target (ARM, a host-target-only build).
-struct KernelPath {
+struct PathUnderTest {
     RegisteredKernel kernel;
     std::string target;
     KernelFn fn;
 };
 
-std::vector<KernelPath> host_kernel_paths() {
-    std::vector<KernelPath> paths;
+std::vector<PathUnderTest> host_kernel_paths() {
+    std::vector<PathUnderTest> paths;
     for (const RegisteredKernel &k : kRegisteredKernels) {
         if (k.device != Device::Host) continue;
         const size_t before = paths.size();
-        for (const spacedepth::detail::KernelPath &p : kKernelPaths) {
-            if (p.kernel != nullptr && std::string(p.kernel) == k.name) paths.push_back({k, p.target, p.fn});
+        for (const spacedepth::detail::KernelPath &registered : kKernelPaths) {
+            if (registered.kernel != nullptr && std::string(registered.kernel) == k.name) {
+                paths.push_back({k, registered.target, registered.fn});
+            }
         }
         if (paths.size() == before) paths.push_back({k, "", k.fn});  // one target: the one this CPU runs
     }
@@ -221,10 +223,7 @@ bool meets_width_terms(ladder::Widths group, const ladder::Row &r, int slot, int
         for (int i = 0; i < r.term_count; i++) {
             const ladder::Term &t = r.terms[i];
             if (t.slot != slot || t.unit != ladder::Unit::Widths || t.of != ladder::Of::Extent) continue;
-            const int64_t v = int64_t{t.value} * w;
-            ok = ok && (t.test == ladder::Test::Eq   ? e == v
-                        : t.test == ladder::Test::Lt ? e < v
-                                                     : e >= v);  // Ge, TakesWidth (its loose form)
+            ok = ok && ladder::meets(t.test, e, int64_t{t.value} * w);
         }
         if (ok) return true;
     }
@@ -318,10 +317,10 @@ std::vector<KernelView> views_for_row(ladder::Widths group, const ladder::Row &r
     return views;
 }
 
-class KernelPaths : public testing::TestWithParam<KernelPath> {};
+class KernelPaths : public testing::TestWithParam<PathUnderTest> {};
 
 TEST_P(KernelPaths, CopyEveryViewOfTheirFamily) {
-    const KernelPath &p = GetParam();
+    const PathUnderTest &p = GetParam();
     const std::string target = p.target.empty() ? spacedepth::detail::cpu_kernel_target() : p.target;
     if (!p.target.empty() &&
         spacedepth::cpu_probe::select_target(p.target, spacedepth::detail::cpu_features()) == "none") {
@@ -352,7 +351,7 @@ TEST_P(KernelPaths, CopyEveryViewOfTheirFamily) {
 }
 
 // spacedepth_general_u8_avx2: the kernel and the ISA rung of its path ("only" for one target).
-std::string path_name(const testing::TestParamInfo<KernelPath> &info) {
+std::string path_name(const testing::TestParamInfo<PathUnderTest> &info) {
     std::string isa = info.param.target.empty() ? "only" : "baseline";
     for (const char *level : spacedepth::cpu_probe::kIsaLevels) {
         if (info.param.target.find(std::string("-") + level) != std::string::npos) isa = level;

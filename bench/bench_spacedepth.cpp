@@ -132,25 +132,33 @@ void finish(benchmark::State &state, int64_t bytes) {
     state.counters["MiB"] = bytes / double(1 << 20);
 }
 
-// memcpy of the same size, on 1 and on `threads` threads, timed twice right after the row's
-// timing loop: each row carries its own yardstick (counters memcpy_gbps, best_memcpy_gbps),
-// because DRAM bandwidth on this VM drifts by 10-15 % over the minutes a full run takes.
+// memcpy and the streaming-store copy (the limit past the last-level cache) of the same size, on
+// 1 and on `threads` threads, timed twice right after the row's timing loop: each row carries its
+// own yardsticks (counters memcpy_gbps, best_memcpy_gbps, stream_gbps, best_stream_gbps), because
+// DRAM bandwidth on this VM drifts by 10-15 % over the minutes a full run takes.
 struct MemcpyYardstick {
     double gbps_1t = 0, gbps_best = 0;
+    double stream_1t = 0, stream_best = 0;
 };
 
 MemcpyYardstick yardstick(Setup &s, int threads) {
     AlignedBuffer scratch(s.bytes);
     MemcpyYardstick y;
-    y.gbps_1t = yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, 1);
-    y.gbps_best = std::max(y.gbps_1t,
-                           threads > 1 ? yardstick::memcpy_gbps(scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
+    auto rates = [&](yardstick::Copy copy, double *one, double *best) {
+        *one = yardstick::copy_gbps(copy, scratch.data(), s.src->data(), s.bytes, 1);
+        *best = std::max(
+            *one, threads > 1 ? yardstick::copy_gbps(copy, scratch.data(), s.src->data(), s.bytes, threads) : 0.0);
+    };
+    rates(yardstick::Copy::Memcpy, &y.gbps_1t, &y.gbps_best);
+    rates(yardstick::Copy::Stream, &y.stream_1t, &y.stream_best);
     return y;
 }
 
 void record_yardstick(benchmark::State &state, const MemcpyYardstick &a, const MemcpyYardstick &b) {
     state.counters["memcpy_gbps"] = (a.gbps_1t + b.gbps_1t) / 2;
     state.counters["best_memcpy_gbps"] = (a.gbps_best + b.gbps_best) / 2;
+    state.counters["stream_gbps"] = (a.stream_1t + b.stream_1t) / 2;
+    state.counters["best_stream_gbps"] = (a.stream_best + b.stream_best) / 2;
 }
 
 // Times `call` for the row and, on the reported call, its memcpy yardstick and byte counters.
@@ -580,10 +588,10 @@ void register_plan_modes() {
 void register_switch_points(const std::string &spec) {
     g_compare_points = detail::switch_points();
     set_switch_points_from(spec, &g_compare_points);
-    register_every_case(
-        "switch_points", BM_switch_points,
-        {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10, int64_t{32} << 10,
-         int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{64} << 20});
+    register_every_case("switch_points", BM_switch_points,
+                        {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10,
+                         int64_t{32} << 10, int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{4} << 20,
+                         int64_t{8} << 20, int64_t{16} << 20, int64_t{32} << 20, int64_t{64} << 20});
 }
 
 int register_all() {

@@ -114,14 +114,15 @@ def verdict(rows):
     return counts, ok
 
 
-def write_database(path, target, candidate, base, counts, ctx):
+def write_database(path, target, candidate, base, counts, ctx, key="confirmed"):
     db = json.load(open(path)) if os.path.exists(path) else {
         "schema": "spacedepth-tuning/1", "target": target, "generator": {}, "runtime": {},
         "machine": {"cpu": ctx.get("cpu_model"), "cores": ctx.get("num_cpus")}}
     db.setdefault("runtime", {}).update({k: v for k, v in candidate.items() if base.get(k) != v})
-    db["confirmed"] = {
-        "by": "bench/confirm_switch_points.py: every case of the matrix, 256 B to 64 MiB, 1 and 2 threads, "
-              "the candidate's plan against the defaults' in 31 alternating rounds in one process",
+    db[key] = {
+        "by": "bench/confirm_switch_points.py: every case of the matrix at the sizes below, 1 and 2 threads, "
+              "the candidate's plan against the base's in 31 alternating rounds in one process",
+        "base": {k: v for k, v in base.items() if candidate.get(k) != v},
         "date": datetime.date.today().isoformat(),
         "machine": {"cpu": ctx.get("cpu_model"), "cores": ctx.get("num_cpus")},
         "values": {k: v for k, v in candidate.items() if base.get(k) != v},
@@ -132,16 +133,22 @@ def write_database(path, target, candidate, base, counts, ctx):
         f.write(json.dumps(db, indent=2) + "\n")
 
 
-def render(ctx, rows, base, candidate, source, target):
+def render(ctx, rows, base, candidate, source, target, title=None):
     date = datetime.date.today().isoformat()
     moved = {k: v for k, v in candidate.items() if base.get(k) != v}
-    lines = [f"## Switch points against the defaults on the matrix: {target} (`make confirm-tuning`)", "",
+    base_moved = [k for k, v in base.items() if defaults().get(k) != v]
+    against = "the defaults" if not base_moved else "the base, the defaults with " + ", ".join(
+        f"`{k}` {base[k]}" + (" (never)" if base[k] >= 1 << 62 else "") for k in base_moved)
+    lines = [f"## {title}" if title else
+             f"## Switch points against the {'defaults' if not base_moved else 'base'} on the matrix: {target} "
+             f"(`make confirm-tuning`){': ' + ', '.join(base_moved) if base_moved else ''}", "",
              f"bench/confirm_switch_points.py, {date}, {ctx.get('host_name')}: {ctx.get('cpu_model')}, "
              f"{ctx.get('num_cpus')} CPUs, kernels of `{target}`. Candidate: {source}, "
              + ", ".join(f"`{k}` {base[k]} -> {v}" for k, v in sorted(moved.items()))
-             + " (other switch points at the defaults). Every case of the matrix at 256 B to 64 MiB is planned "
-             "under the defaults and under the candidate; where the plans differ, the candidate's output is "
-             "checked against the default's and both plans run in 31 alternating rounds in one process (time "
+             + " (other switch points at the defaults). Every case of the matrix at "
+             + ", ".join(bytes_name(b) for b in sorted({r["bytes"] for r in rows}))
+             + f" is planned under {against} and under the candidate; where the plans differ, the candidate's "
+             "output is checked against the other's and both plans run in 31 alternating rounds in one process (time "
              "ratio: the median of the candidate's time over the default's per round), and the default plan "
              "against a second copy of itself (the control: that row's noise). "
              f"\"faster\" and \"slower\" count changed rows with a time ratio <= {1 - GAIN:.2f} and > {1 + NOISE:.2f}; "
@@ -188,6 +195,9 @@ def main():
     ap.add_argument("--database", help="tuning database whose runtime switch points are the candidate "
                                        "(default: the one for the kernel target this CPU runs)")
     ap.add_argument("--set", help="the candidate as name=value,... instead of a database")
+    ap.add_argument("--base", help="name=value,... on top of the defaults for the plans the candidate is set against "
+                                   "(stream_min_bytes=4611686018427387904: never streaming); the report and the "
+                                   "database's record are then named after the switch points it moves")
     ap.add_argument("--sizes", default="256,1024,2048,4096,8192,32768,131072,524288,2097152,67108864",
                     help="bytes, comma-separated")
     ap.add_argument("--threads", default="1,2")
@@ -197,6 +207,7 @@ def main():
     ap.add_argument("--write-database", action="store_true",
                     help="merge a confirmed --set candidate into tuning/<target>.json for this CPU's target")
     ap.add_argument("--render-only", action="store_true", help="write the .md again from the .json, measuring nothing")
+    ap.add_argument("--title", help="the report's heading (default: what it sets against what)")
     args = ap.parse_args()
     if args.render_only:
         if not args.json:
@@ -205,6 +216,8 @@ def main():
     else:
         target = cpu_target(args.bench)
         base = defaults()
+        if args.base:
+            base.update({k: int(v) for k, v in (item.split("=", 1) for item in args.base.split(","))})
         candidate = dict(base)
         if args.set:
             source = f"`--set {args.set}`"
@@ -220,20 +233,26 @@ def main():
             sys.exit(f"{source} sets no switch point away from the defaults: nothing to confirm")
         ctx, rows = run(args.bench, base, candidate, [int(s) for s in args.sizes.split(",")],
                         [int(t) for t in args.threads.split(",")], args.min_time)
-        data = {"context": ctx, "rows": rows, "base": base, "candidate": candidate, "source": source, "target": target}
+        data = {"context": ctx, "rows": rows, "base": base, "candidate": candidate, "source": source, "target": target,
+                "moved": sorted(k for k in candidate if base.get(k) != candidate[k]) if args.base else []}
+    moved = "".join("." + k for k in data.get("moved", []))
     counts, ok = verdict(data["rows"])
     if args.write_database and not args.render_only:
         if not args.set:
             sys.exit("--write-database takes its values from --set")
         path = database_path(data["target"])
         if ok:
-            write_database(path, data["target"], data["candidate"], data["base"], counts, data["context"])
+            write_database(path, data["target"], data["candidate"], data["base"], counts, data["context"],
+                           "confirmed" + moved.replace(".", "_"))
             print(f"confirmed: wrote the switch points into {os.path.relpath(path, ROOT)}")
         else:
             print(f"not confirmed: {os.path.relpath(path, ROOT)} left as it was")
-    text = render(data["context"], data["rows"], data["base"], data["candidate"], data["source"], data["target"])
-    args.json = args.json or os.path.join(HERE, f"switch_points.{data['target']}.json")
-    args.out = args.out or os.path.join(HERE, f"switch_points.{data['target']}.md")
+    if args.title:
+        data["title"] = args.title
+    text = render(data["context"], data["rows"], data["base"], data["candidate"], data["source"], data["target"],
+                  data.get("title"))
+    args.json = args.json or os.path.join(HERE, f"switch_points.{data['target']}{moved}.json")
+    args.out = args.out or os.path.join(HERE, f"switch_points.{data['target']}{moved}.md")
     if not args.render_only:
         json.dump(data, open(args.json, "w"), indent=1)
     open(args.out, "w").write(text)

@@ -108,9 +108,11 @@ def load_cpp(path):
     memcpy = {}
     gbps = defaultdict(dict)  # (case, size) -> {(impl, threads): GB/s}
     yard = defaultdict(dict)  # (case, size) -> {(impl, threads): memcpy GB/s of the same row}
+    syard = defaultdict(dict)  # (case, size) -> {(impl, threads): streaming-copy GB/s of the same row}
     threshold = defaultdict(dict)  # (case, size) -> {parallel: GB/s}
     model = defaultdict(dict)  # (case, size) -> {impl: ratio to its own memcpy}, the model/ rows
     ranks = {}  # (case, size, threads) -> ratio to its own memcpy, the rank/ rows
+    model_stream = {}  # (case, size) -> the model row's ratio to its own streaming copy
     for b in data["benchmarks"]:
         if b.get("error_occurred") or "bytes_per_second" not in b:
             continue
@@ -144,6 +146,8 @@ def load_cpp(path):
         if m:
             if "memcpy_gbps" in b:
                 model[(m.group(2), int(m.group(3)))][m.group(1)] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
+            if m.group(1) == "spacedepth" and "stream_gbps" in b:
+                model_stream[(m.group(2), int(m.group(3)))] = b["bytes_per_second"] / 1e9 / b["stream_gbps"]
             continue
         m = re.match(r"(\w+)/([^/]+)/bytes:(\d+)/threads:(\d+)", b["name"])
         if m:
@@ -151,7 +155,59 @@ def load_cpp(path):
             gbps[key][impl] = b["bytes_per_second"] / 1e9
             if "memcpy_gbps" in b:
                 yard[key][impl] = row_yardstick(b, impl[1])
-    return data["context"], memcpy, gbps, yard, threshold, model, ranks
+            if "stream_gbps" in b:
+                syard[key][impl] = b["stream_gbps"] if impl[1] == 1 else b["best_stream_gbps"]
+    return data["context"], memcpy, gbps, yard, threshold, model, ranks, syard, model_stream
+
+
+DRAM = 64 << 20
+STREAM_TARGETS = {"median_1t": 1.25, "over_1_1": 60, "model_median": 1.2, "median_2t": 1.3, "of_limit": 0.85}
+
+
+def streaming_targets(cases, ratio, stream_ratio, gbps, syard, model, model_stream):
+    """The 64 MiB targets of the streaming stores: against memcpy and against the streaming-copy
+    limit of each row (its own yardstick), and which rows stay under the limit because their
+    in-cache rate (the same case at 128 KiB) is already below it."""
+    med = lambda v: sorted(v)[len(v) // 2]
+    r1 = [r for r in (ratio(c, DRAM, "spacedepth", 1) for c in cases) if r is not None]
+    r2 = [r for r in (ratio(c, DRAM, "spacedepth", 2) for c in cases) if r is not None]
+    if not r1 or not any(stream_ratio(c, DRAM, "spacedepth", 1) for c in cases):
+        return []
+    t = STREAM_TARGETS
+    out = ["### Beyond the cache: streaming stores", "",
+           "Past `stream_min_bytes` (README \"Streaming stores\") the plans run the kernels' streaming-store twins. "
+           "Each 64 MiB row also times a streaming-store copy of its bytes (AVX2 loads, non-temporal stores, "
+           "SFENCE; 1 thread, and for 2-thread rows the better of 1 and 2), the limit beyond the cache.", "",
+           f"- 1 thread: median {med(r1):.2f}x memcpy (target >= {t['median_1t']}), "
+           f"{sum(r >= 1.1 for r in r1)} of {len(r1)} cases >= 1.1x (target >= {t['over_1_1']})."]
+    mr = [row["spacedepth"] for (c, size), row in model.items() if size == DRAM and "spacedepth" in row]
+    if mr:
+        out.append(f"- Model shapes, 1 thread: median {med(mr):.2f}x memcpy (target >= {t['model_median']}), "
+                   f"{sum(r >= 1.1 for r in mr)} of {len(mr)} >= 1.1x.")
+    if r2:
+        out.append(f"- 2 threads: median {med(r2):.2f}x the better of 1- and 2-thread memcpy (target >= {t['median_2t']}).")
+    for threads in (1, 2):
+        rows = [(c, stream_ratio(c, DRAM, "spacedepth", threads)) for c in cases]
+        rows = [(c, r) for c, r in rows if r is not None]
+        if not rows:
+            continue
+        under = [(c, r) for c, r in rows if r < t["of_limit"]]
+        out.append(f"- Of the streaming limit, {threads} thread(s): {len(rows) - len(under)} of {len(rows)} cases "
+                   f">= {t['of_limit']} (median {med([r for _, r in rows]):.2f}).")
+        for c, r in sorted(under, key=lambda x: x[1]):
+            in_cache = gbps[(c, 128 << 10)].get(("spacedepth", 1))
+            limit = syard[(c, DRAM)].get(("spacedepth", threads))
+            why = (f"its in-cache rate, {in_cache:.1f} GB/s at 128 KiB, is below the limit ({limit:.1f} GB/s)"
+                   if in_cache is not None and limit and in_cache < limit else
+                   f"in cache it runs {in_cache:.1f} GB/s, above the limit ({limit:.1f} GB/s): a miss"
+                   if in_cache is not None and limit else "no 128 KiB row")
+            out.append(f"  - {c}: {r:.2f} of the limit; {why}.")
+    if model_stream:
+        ms = [r for (c, size), r in model_stream.items() if size == DRAM]
+        if ms:
+            out.append(f"- Model shapes, of the streaming limit: median {med(ms):.2f}, "
+                       f"{sum(r >= t['of_limit'] for r in ms)} of {len(ms)} >= {t['of_limit']}.")
+    return out + [""]
 
 
 def size_text(b):
@@ -280,10 +336,10 @@ def main():
                     help="the harness's spacedepth rows run again with SPACEDEPTH_MAX_ISA=avx2 (make bench)")
     args = ap.parse_args()
 
-    ctx, memcpy, gbps, yard, threshold, model, ranks = load_cpp(args.cpp_json)
+    ctx, memcpy, gbps, yard, threshold, model, ranks, syard, model_stream = load_cpp(args.cpp_json)
     avx2_ctx, model_avx2, avx2 = {}, {}, {}  # avx2: (case, size, threads) -> ratio
     if os.path.exists(args.avx2):
-        avx2_ctx, _, agbps, ayard, _, model_avx2, _ = load_cpp(args.avx2)
+        avx2_ctx, _, agbps, ayard, _, model_avx2, _, _, _ = load_cpp(args.avx2)
         avx2 = {(c, size, t): v / ayard[(c, size)][(impl, t)] for (c, size), row in agbps.items()
                 for (impl, t), v in row.items() if impl == "spacedepth" and (impl, t) in ayard[(c, size)]}
     peers = json.load(open(args.peers)) if os.path.exists(args.peers) else None
@@ -301,6 +357,11 @@ def main():
         if ref is None:
             ref = memcpy[(size, 1)] if threads == 1 else max(memcpy[(size, 1)], memcpy.get((size, 2), 0))
         return v / ref
+
+    def stream_ratio(case, size, impl, threads):
+        """GB/s over the row's own streaming-store copy (1 thread, or the better of 1 and 2)."""
+        v, ref = gbps[(case, size)].get((impl, threads)), syard[(case, size)].get((impl, threads))
+        return None if v is None or not ref else v / ref
 
     # The commit the harness ran at (make bench records it): the page is regenerated at later
     # commits (bench-peers, arm-mca, an edit of ANALYSIS.md), whose kernels it did not measure.
@@ -348,6 +409,7 @@ def main():
             if rs:
                 lines += target_line(SIZE_LABEL.get(size, size) + " (AVX2 path)", size, threads, target, rs)[0]
         lines.append("")
+    lines += streaming_targets(cases, ratio, stream_ratio, gbps, syard, model, model_stream)
     # Against peers.
     wins = losses = 0
     lost = []
@@ -514,7 +576,9 @@ def main():
                   + (f" A hand-written AVX-512 deinterleave by 2 on the view of D2S_NHWC_DCR_f32_C1_b2 "
                      f"(`deinterleave_ceiling`): {memcpy[(size, 'deinterleave')]:.2f}x its memcpy."
                      if (size, "deinterleave") in memcpy else ""), ""]
+        streamed = size == DRAM and any(stream_ratio(c, size, "spacedepth", 1) for c in cases)
         head = ["case"] + [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols] + \
+               (["ours 1T / streaming", "ours 2T / streaming"] if streamed else []) + \
                (["ours AVX2 1T"] if avx2 else []) + [f"{p} {t}T" for p, t in pycols]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c in cases:
@@ -522,6 +586,10 @@ def main():
             for p, t in cols:
                 r = ratio(c, size, p, t)
                 cells.append("–" if r is None else (f"**{r:.2f}**" if p == "spacedepth" else f"{r:.2f}"))
+            if streamed:
+                for t in (1, 2):
+                    r = stream_ratio(c, size, "spacedepth", t)
+                    cells.append("–" if r is None else f"**{r:.2f}**")
             if avx2:
                 r = avx2.get((c, size, 1))
                 cells.append("–" if r is None else f"{r:.2f}")
@@ -553,9 +621,15 @@ def main():
                     ys.append(r)
             if xs:
                 ax.scatter(xs, ys, label=label, marker=marker, color=color, s=40 if impl == "spacedepth" else 18)
+        if size == DRAM:
+            pts = [(i, stream_ratio(c, size, "spacedepth", 1)) for i, c in enumerate(cases)]
+            pts = [(i, r) for i, r in pts if r]
+            if pts:
+                ax.scatter([i for i, _ in pts], [r for _, r in pts], label="ours / streaming copy", marker="o",
+                           facecolors="none", edgecolors="black", s=40)
         ax.axhline(1.0, color="black", lw=0.5)
         ax.set_yscale("log")
-        ax.set_ylabel("ratio to memcpy (1 thread)")
+        ax.set_ylabel("ratio to memcpy (1 thread)" + (" or to the streaming copy" if size == DRAM else ""))
         ax.set_title(SIZE_LABEL.get(size, str(size)))
         ax.legend(loc="lower left", ncol=8, fontsize=8)
     ax.set_xticks(range(len(cases)))

@@ -32,18 +32,22 @@ using KernelFn = int (*)(void const *, halide_buffer_t *, bool, halide_buffer_t 
 enum class Device : int { Host, Cuda, OpenCL };
 
 // The schedule families, one line each: the enumerator, the name the generator parameter
-// `family`, wisdom files and plan descriptions use, and the devices that build it. Everything
+// `family`, wisdom files and plan descriptions use, and the devices that build it ("stream": the
+// host kernels also get a streaming-store twin, generators/stream_stores.py). Everything
 // else follows from this list: the enum and its names below, the kernel sets the build declares
 // and the tables it writes (generators/CMakeLists.txt reads the lines), the generator's
 // parameter, MEASURE's candidates and the wisdom's parser.
 //   General:   CPU: the specialisation ladder (contract/cpu_ladder_table.h). GPU: block digits
 //              unrolled in a thread, coalesced threads.
 //   Transpose: register tiles (CPU) or shared-memory tiles (GPU) for views whose output is dense
-//              along slot 0 and whose input is dense along slot 1 (fused NCHW <-> NHWC).
-//   Small:     CPU only: serial, least entry cost, for tensors of a few KiB.
-#define SPACEDEPTH_KERNEL_FAMILIES(FAMILY)           \
-    FAMILY(General, general, "host cuda opencl")     \
-    FAMILY(Transpose, transpose, "host cuda opencl") \
+//              along slot 0 and whose input is dense along slot 1 (fused NCHW <-> NHWC). No
+//              streaming twin: a tile writes 16-32 bytes into each of several lines, and
+//              streaming stores to part of a line ran 1.03-4.2x slower (64 MiB, 2-core EPYC).
+//   Small:     CPU only: serial, least entry cost, for tensors of a few KiB; never streams (a
+//              streaming store pays off only past the last-level cache).
+#define SPACEDEPTH_KERNEL_FAMILIES(FAMILY)              \
+    FAMILY(General, general, "host stream cuda opencl") \
+    FAMILY(Transpose, transpose, "host cuda opencl")    \
     FAMILY(Small, small, "host")
 
 #define SPACEDEPTH_FAMILY_ENUMERATOR(enumerator, name, devices) enumerator,

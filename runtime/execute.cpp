@@ -59,15 +59,16 @@ Status kernel_error(const RegisteredKernel &kernel, int rc, const ErrorSink &sin
         std::string("Halide kernel ") + kernel.name + " failed with code " + std::to_string(rc) + ": " + sink.message);
 }
 
-// The function a plan calls: the kernel's AVX2 path where the plan says so, else its wrapper; a
-// bench's override of the same family and width before either.
+// The function a plan calls: the kernel's (or, streaming, its twin's) AVX2 path where the plan
+// says so, else its wrapper; a bench's override of the same family and width before any.
 KernelFn kernel_function(const KernelPlan &plan, const RegisteredKernel &kernel, const DeviceCall &call) {
     if (call.kernel_overrides != nullptr) {
         // A registered kernel's width is one of kKernelWidths (checked when the registry compiles).
         const KernelTable &table = *call.kernel_overrides;
         if (KernelFn other = table[static_cast<int>(kernel.family)][kernel_width_index(kernel.width)]) return other;
     }
-    return plan.avx2_path ? kernel.avx2_path : kernel.fn;
+    const RegisteredKernel &k = plan.stream && kernel.stream != nullptr ? *kernel.stream : kernel;
+    return plan.avx2_path && k.avx2_path != nullptr ? k.avx2_path : k.fn;
 }
 
 // One kernel call on the memory at the two base addresses: host memory directly, a GPU device's

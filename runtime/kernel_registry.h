@@ -15,6 +15,10 @@
     extern "C" int name(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *);
 #include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
+#define SPACEDEPTH_STREAM_KERNEL(family, width, name, plain) \
+    extern "C" int name(void const *, struct halide_buffer_t *, bool, struct halide_buffer_t *);
+#include "contract/kernels_stream.inc"
+#undef SPACEDEPTH_STREAM_KERNEL
 
 // The paths of the multi-target host kernels, each declared under its own name
 // (name_path<index>): the wrapper picks one path per process; a plan whose view runs faster on
@@ -74,11 +78,36 @@ struct RegisteredKernel {
     const char *name;
     KernelFn fn;         // the multi-target wrapper: the best path this CPU runs
     KernelFn avx2_path;  // its AVX2 path, or nullptr
+    // Its streaming-store twin (generators/stream_stores.py): the same schedule with the output's
+    // aligned vector stores non-temporal and fenced; nullptr where none was built.
+    const struct RegisteredKernel *stream = nullptr;
 };
 
+// The streaming twins, each beside the name of the kernel it twins (kernels_stream.inc).
+struct StreamTwin {
+    const char *plain;
+    RegisteredKernel kernel;
+};
+inline constexpr StreamTwin kStreamTwins[] = {
+#define SPACEDEPTH_STREAM_KERNEL(family, width, name, plain) \
+    {#plain, {Device::Host, KernelFamily::family, kernel_width<width>(), #name, name, avx2_path_of(#name)}},
+#include "contract/kernels_stream.inc"
+#undef SPACEDEPTH_STREAM_KERNEL
+    {nullptr, {}},
+};
+
+// The streaming twin of the kernel called `name`, or nullptr.
+constexpr const RegisteredKernel *stream_twin_of(const char *name) {
+    for (const StreamTwin &t : kStreamTwins) {
+        if (t.plain != nullptr && std::string_view(t.plain) == name) return &t.kernel;
+    }
+    return nullptr;
+}
+
 inline constexpr RegisteredKernel kRegisteredKernels[] = {
-#define SPACEDEPTH_KERNEL(device, family, width, name) \
-    {Device::device, KernelFamily::family, kernel_width<width>(), #name, name, avx2_path_of(#name)},
+#define SPACEDEPTH_KERNEL(device, family, width, name)                   \
+    {Device::device, KernelFamily::family, kernel_width<width>(), #name, \
+     name,           avx2_path_of(#name),  stream_twin_of(#name)},
 #include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 };

@@ -5,6 +5,7 @@
 // beats the rules' plan by more than the noise twice: among all, and again alone.
 #include "runtime/measure.h"
 #include "runtime/isa.h"
+#include "runtime/switch_points.h"
 #include "runtime/wisdom.h"
 
 #include <algorithm>
@@ -98,8 +99,8 @@ bool same_plan(const KernelPlan &a, const KernelPlan &b) {
                });
     };
     // The loop order is not compared: it is its dims.
-    return a.family == b.family && a.parallel == b.parallel && a.avx2_path == b.avx2_path && a.width == b.width &&
-           same_dims(a.kernel_dims, b.kernel_dims) && same_dims(a.loop_dims, b.loop_dims);
+    return a.family == b.family && a.parallel == b.parallel && a.avx2_path == b.avx2_path && a.stream == b.stream &&
+           a.width == b.width && same_dims(a.kernel_dims, b.kernel_dims) && same_dims(a.loop_dims, b.loop_dims);
 }
 
 // The rules' plan first, then each distinct alternative, those differing from it in fewer
@@ -108,6 +109,8 @@ std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) 
     const Problem &p = planned.problem;
     std::vector<Candidate> list = {{planned.plan, planned.kernel}};
     const PlanChoice rules = planned.plan.choice();
+    const SwitchPoints points = switch_points();
+    const int64_t stream_candidate_min_bytes = std::min(points.stream_min_bytes, points.stream_parallel_min_bytes) / 4;
     std::vector<std::pair<int, PlanChoice>> choices;
     for (KernelFamily family : kKernelFamilies) {
         for (bool parallel : {false, true}) {
@@ -120,11 +123,17 @@ std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) 
             for (bool avx2 : {false, true}) {
                 if (avx2 && !avx2_path_beside_best()) continue;
                 for (bool input_order : {false, true}) {
-                    const PlanChoice c{family, parallel, avx2, input_order};
-                    const int differences = (c.family != rules.family) + (c.parallel != rules.parallel) +
-                                            (c.avx2_path != rules.avx2_path) +
-                                            (c.input_loop_order != rules.input_loop_order);
-                    choices.emplace_back(differences, c);
+                    for (bool stream : {false, true}) {
+                        // Streaming is timed only from a quarter of its switch point up: in cache
+                        // it loses (a streaming copy at 128 KiB: 0.62x memcpy).
+                        if (stream && p.bytes < stream_candidate_min_bytes) continue;
+                        const PlanChoice c{family, parallel, avx2, input_order, stream};
+                        const int differences = (c.family != rules.family) + (c.parallel != rules.parallel) +
+                                                (c.avx2_path != rules.avx2_path) +
+                                                (c.input_loop_order != rules.input_loop_order) +
+                                                (c.stream != rules.stream);
+                        choices.emplace_back(differences, c);
+                    }
                 }
             }
         }

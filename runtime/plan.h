@@ -28,9 +28,10 @@ struct PlanChoice {
     bool parallel = false;
     bool avx2_path = false;         // taken only where the kernel has one and the CPU runs AVX-512 (see KernelPlan)
     bool input_loop_order = false;  // dims 1.. in the input's memory order, not the output's
+    bool stream = false;            // the kernel's streaming-store twin, taken only where it has one
     bool operator==(const PlanChoice &o) const {
         return family == o.family && parallel == o.parallel && avx2_path == o.avx2_path &&
-               input_loop_order == o.input_loop_order;
+               input_loop_order == o.input_loop_order && stream == o.stream;
     }
 };
 
@@ -47,12 +48,14 @@ struct KernelPlan {
     bool parallel = false;
     bool avx2_path = false;         // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
     bool input_loop_order = false;  // dims 1.. follow the input's memory order
-    PlanChoice choice() const { return {family, parallel, avx2_path, input_loop_order}; }
+    bool stream = false;            // call the kernel's streaming-store twin (set only where it has one)
+    PlanChoice choice() const { return {family, parallel, avx2_path, input_loop_order, stream}; }
 };
 
 // The plan for one call on `device` (plan_cpu.cpp; GPU devices continue in plan_for_gpu): the
 // rules' choices, or on the host those of `choice` where the view and the CPU allow them (a
-// parallel plan needs threads != 1, the AVX2 path a kernel and CPU that have it). Its steps,
+// parallel plan needs threads != 1, the AVX2 path a kernel and CPU that have it, streaming a
+// kernel with a streaming twin). Its steps,
 // each a function named for what it does, are listed at the top of plan_cpu.cpp.
 KernelPlan make_kernel_plan(const Problem &problem, const View &view, Device device = Device::Host,
                             const PlanChoice *choice = nullptr);

@@ -3,7 +3,7 @@
 // walk_output_forwards, sort_by_output_stride, merge_contiguous, widen_element); GPU views are
 // then arranged by plan_gpu.cpp. The CPU's own: choose_loop_order, fit_kernel_rank, the parallel
 // switch, arrange_for_kernel (the slots of contract/kernel_contract.h), choose_family,
-// choose_avx2_path, chunk_long_extents. describe_plan() is here too.
+// choose_avx2_path, choose_streaming, chunk_long_extents. describe_plan() is here too.
 #include "contract/cpu_ladder_table.h"
 #include "runtime/isa.h"
 #include "runtime/kernel_registry.h"
@@ -252,6 +252,49 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
     }
 }
 
+// Whether the plan writes whole cache lines: the output is one dense block (its dims, sorted by
+// stride, each step over all the inner ones) written by one kernel call per executor step (no
+// fragments), and every dim that steps a line or more steps whole lines, so each row of the
+// kernel starts where a vector lands aligned. A streaming store to part of a line costs a partial
+// write-combining flush, and the twin stores misaligned vectors plainly, into the same lines:
+// rows of 9,456 bytes (C3 shapes) ran 1.02-10.8x slower streaming (64 MiB, 2-core AMD EPYC),
+// and S2D NHWC CRD f32 C3 with rows of whole lines, whose pixels are 3 pieces of 16 bytes, 1.23x.
+bool writes_whole_lines(const KernelPlan &plan) {
+    constexpr int64_t kLineBytes = 64;
+    if (plan.fragments.size() > 1) return false;
+    SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent)
+    for (const ViewDim &d : plan.kernel_dims) dims.push_back({d.out_stride, d.extent});
+    for (const LoopDim &d : plan.loop_dims) dims.push_back({d.out_stride, d.extent});
+    std::sort(dims.begin(), dims.end());
+    int64_t dense = 1;
+    for (const auto &[stride, extent] : dims) {
+        if (extent == 1) continue;
+        if (stride != dense) return false;
+        if (stride * plan.width >= kLineBytes && stride * plan.width % kLineBytes != 0) return false;
+        // Pieces of a line in odd counts (a C3 pixel's 3 channels): the vectors overlap.
+        if (extent * stride * plan.width < kLineBytes && (extent & (extent - 1)) != 0) return false;
+        dense *= extent;
+    }
+    return true;
+}
+
+// Streaming stores: past the last-level cache (stream_min_bytes for serial plans,
+// stream_parallel_min_bytes for parallel ones, whose threads share it: schedules/tunables.json
+// has the measurements), a streaming store skips the read-for-ownership of each output line,
+// which a plain store pays (2-core AMD EPYC, 64 MiB: a streaming copy 1.31-1.48x memcpy); in
+// cache it evicts the output the caller is about to read (128 KiB: 0.62x). Only where the kernel
+// has a streaming twin (x86; generators/stream_stores.py) and every line is written whole.
+void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
+    const RegisteredKernel *kernel = find_kernel(Device::Host, plan->family, plan->width);
+    const bool has_twin = kernel != nullptr && kernel->stream != nullptr;
+    if (choice != nullptr) {
+        plan->stream = choice->stream && has_twin;
+    } else {
+        const int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
+        plan->stream = has_twin && p.bytes >= min_bytes && writes_whole_lines(*plan);
+    }
+}
+
 // Extents beyond int32 are walked in chunks of 2^30 by an executor loop.
 void chunk_long_extents(KernelPlan *plan) {
     for (size_t i = 0; i < plan->kernel_dims.size(); i++) {
@@ -285,6 +328,7 @@ KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, c
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
     choose_family(p, points, choice, &plan);
     choose_avx2_path(points, choice, &plan);
+    choose_streaming(p, points, choice, &plan);
     chunk_long_extents(&plan);
     return plan;
 }
@@ -305,6 +349,9 @@ std::string describe_plan(const KernelPlan &plan) {
     }
     if (plan.avx2_path) {
         s << ", AVX2 path";
+    }
+    if (plan.stream) {
+        s << ", streaming stores";
     }
     s << (plan.parallel ? ", parallel" : ", serial");
     return s.str();

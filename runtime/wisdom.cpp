@@ -35,11 +35,12 @@ constexpr const char *kMagic = "spacedepth-wisdom 1";
 // Bounds on what an import reads: far above any real file (a line is under 200 bytes).
 constexpr int64_t kMaxFileBytes = 16 << 20;
 constexpr size_t kMaxEntries = 100000;
-constexpr int kKeyTokens = 31;  // op order bd bh bw rank threads, then 12 per tensor
-constexpr int kChoiceTokens = 4;
+constexpr int kKeyTokens = 31;    // op order bd bh bw rank threads, then 12 per tensor
+constexpr int kChoiceTokens = 5;  // a line of 0.8 (before streaming stores) has 4: plain stores
 constexpr const char *kColumns =
     "# plan: op order bd bh bw rank threads, input: dtype layout dims(N C D H W) strides(N C D H W), "
-    "output: the same, choice: family serial|parallel best|avx2 output|input (loop order)";
+    "output: the same, choice: family serial|parallel best|avx2 output|input (loop order) plain|stream "
+    "(stores)";
 
 struct Store {
     std::mutex mutex;
@@ -71,7 +72,8 @@ std::string key_of(const Problem &p) {
 
 std::string choice_text(const PlanChoice &c) {
     return std::string(kernel_family_name(c.family)) + (c.parallel ? " parallel" : " serial") +
-           (c.avx2_path ? " avx2" : " best") + (c.input_loop_order ? " input" : " output");
+           (c.avx2_path ? " avx2" : " best") + (c.input_loop_order ? " input" : " output") +
+           (c.stream ? " stream" : " plain");
 }
 
 // The machine and library a file was measured on: its header lines after the magic.
@@ -97,8 +99,10 @@ int index_in(const char *const *names, int count, const std::string &token) {
 
 // Reads one plan line's tokens after "plan": the canonical key and the choice, or the rule broken.
 std::string parse_plan_line(const std::vector<std::string> &t, std::string *key, PlanChoice *choice) {
-    if (t.size() != static_cast<size_t>(kKeyTokens) + static_cast<size_t>(kChoiceTokens)) {
-        return "a plan line has " + std::to_string(kKeyTokens + kChoiceTokens) + " fields after 'plan', this one " +
+    if (t.size() != static_cast<size_t>(kKeyTokens) + static_cast<size_t>(kChoiceTokens) &&
+        t.size() != static_cast<size_t>(kKeyTokens) + static_cast<size_t>(kChoiceTokens) - 1) {
+        return "a plan line has " + std::to_string(kKeyTokens + kChoiceTokens) + " fields after 'plan' (" +
+               std::to_string(kKeyTokens + kChoiceTokens - 1) + " without the stores), this one " +
                std::to_string(t.size());
     }
     Problem p{};
@@ -141,13 +145,15 @@ std::string parse_plan_line(const std::vector<std::string> &t, std::string *key,
         return "unknown kernel family '" + t[i] + "' (one of " + names + ")";
     }
     static const char *const kParallel[] = {"serial", "parallel"}, *const kPath[] = {"best", "avx2"},
-                             *const kLoopOrder[] = {"output", "input"};
+                             *const kLoopOrder[] = {"output", "input"}, *const kStores[] = {"plain", "stream"};
     const int parallel = index_in(kParallel, 2, t[i + 1]), path = index_in(kPath, 2, t[i + 2]),
-              loop_order = index_in(kLoopOrder, 2, t[i + 3]);
+              loop_order = index_in(kLoopOrder, 2, t[i + 3]),
+              stores = i + 4 < t.size() ? index_in(kStores, 2, t[i + 4]) : 0;
     if (parallel < 0) return "'" + t[i + 1] + "' is not serial or parallel";
     if (path < 0) return "'" + t[i + 2] + "' is not best or avx2";
     if (loop_order < 0) return "'" + t[i + 3] + "' is not output or input";
-    *choice = PlanChoice{static_cast<KernelFamily>(family), parallel == 1, path == 1, loop_order == 1};
+    if (stores < 0) return "'" + t[i + 4] + "' is not plain or stream";
+    *choice = PlanChoice{static_cast<KernelFamily>(family), parallel == 1, path == 1, loop_order == 1, stores == 1};
     *key = key_of(p);
     return "";
 }

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 DEB_PACKAGES=(g++ make python3-venv python3-dev binutils libgtest-dev libgmock-dev libbenchmark-dev
               libcli11-dev nlohmann-json3-dev xtensor-dev libeigen3-dev libxnnpack-dev libpthreadpool-dev
               g++-aarch64-linux-gnu qemu-user llvm-19 pocl-opencl-icd ocl-icd-opencl-dev pkgconf
-              clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 libjemalloc-dev)
+              clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 libjemalloc-dev llvm-22)
 HALIDE_VERSION=21.0.0
 
 missing=()

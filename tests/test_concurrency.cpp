@@ -53,7 +53,7 @@ std::string caller(int id) {
     return "";
 }
 
-TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) {
+void many_callers_while_the_thread_count_changes() {
     const int saved = spacedepth::num_threads();
     std::atomic<bool> done{false};
     std::vector<std::string> failures(kCallers);
@@ -74,6 +74,18 @@ TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) {
     resizer.join();
     spacedepth::set_num_threads(saved);
     for (const std::string &f : failures) EXPECT_EQ(f, "");
+}
+
+TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) { many_callers_while_the_thread_count_changes(); }
+
+// The same with every call whose lines are written whole on the streaming-store twins: each
+// worker's streaming stores are fenced before its task ends (generators/stream_stores.py).
+TEST(Concurrency, StreamingCallersWhileTheThreadCountChanges) {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = 0;
+    points.stream_parallel_min_bytes = 0;
+    const ScopedSwitchPoints scoped(points);
+    many_callers_while_the_thread_count_changes();
 }
 
 }  // namespace

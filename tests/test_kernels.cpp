@@ -161,10 +161,13 @@ TEST_P(Kernels, CopiesEveryViewOfItsFamily) {
     }
 }
 
+// The host kernels and their streaming-store twins.
 std::vector<RegisteredKernel> host_kernels() {
     std::vector<RegisteredKernel> host;
     for (const RegisteredKernel &k : kRegisteredKernels) {
-        if (k.device == Device::Host) host.push_back(k);
+        if (k.device != Device::Host) continue;
+        host.push_back(k);
+        if (k.stream != nullptr) host.push_back(*k.stream);
     }
     return host;
 }
@@ -185,8 +188,7 @@ struct PathUnderTest {
 
 std::vector<PathUnderTest> host_kernel_paths() {
     std::vector<PathUnderTest> paths;
-    for (const RegisteredKernel &k : kRegisteredKernels) {
-        if (k.device != Device::Host) continue;
+    for (const RegisteredKernel &k : host_kernels()) {
         const size_t before = paths.size();
         for (const spacedepth::detail::KernelPath &registered : kKernelPaths) {
             if (registered.kernel != nullptr && std::string(registered.kernel) == k.name) {

@@ -87,9 +87,10 @@ using Cell = std::tuple<Op, Order, Layout, Layout, int>;
 
 class Matrix : public ::testing::TestWithParam<Cell> {};
 
-// Every cell runs twice: with the default switch points (small tensors take the small-tensor
-// kernel) and with that kernel switched off, so the general and transpose kernels see every
-// small shape too.
+// Every cell runs three times: with the default switch points (small tensors take the
+// small-tensor kernel), with that kernel switched off, so the general and transpose kernels see
+// every small shape too, and with the streaming switch point at 0 as well, so every call whose
+// output lines are written whole runs on the kernels' streaming-store twins.
 void run_cell(const Cell &cell);
 
 TEST_P(Matrix, MatchesReference) { run_cell(GetParam()); }
@@ -98,6 +99,15 @@ TEST_P(Matrix, MatchesReferenceWithoutSmallKernel) {
     spacedepth::detail::SwitchPoints no_small = spacedepth::detail::switch_points();
     no_small.small_max_bytes = 0;
     const ScopedSwitchPoints scoped(no_small);
+    run_cell(GetParam());
+}
+
+TEST_P(Matrix, MatchesReferenceStreaming) {
+    spacedepth::detail::SwitchPoints streaming = spacedepth::detail::switch_points();
+    streaming.small_max_bytes = 0;
+    streaming.stream_min_bytes = 0;
+    streaming.stream_parallel_min_bytes = 0;
+    const ScopedSwitchPoints scoped(streaming);
     run_cell(GetParam());
 }
 

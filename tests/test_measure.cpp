@@ -224,7 +224,7 @@ TEST_F(Wisdom, HostileFilesAreRefusedWhole) {
     const std::string h = header();
     const std::string good =
         "plan depth_to_space DCR 1 2 2 2 0 float32 NHWC 1 8 1 4 4 128 1 0 32 8 float32 NHWC 1 2 1 8 8 128 1 0 16 2 "
-        "general serial best output\n";
+        "general serial best output plain\n";
     std::string library_line = h.substr(h.find('\n') + 1);
     library_line = library_line.substr(0, library_line.find('\n'));
     struct Case {
@@ -235,7 +235,7 @@ TEST_F(Wisdom, HostileFilesAreRefusedWhole) {
     std::string many = h;
     for (int i = 0; i <= 100000; i++) {
         many += "plan depth_to_space DCR 1 2 2 2 0 float32 NHWC 1 8 1 4 4 128 1 0 32 " + std::to_string(i) +
-                " float32 NHWC 1 2 1 8 8 128 1 0 16 2 general serial best output\n";
+                " float32 NHWC 1 2 1 8 8 128 1 0 16 2 general serial best output plain\n";
     }
     const std::string other_cpu =
         "spacedepth-wisdom 1\n" + library_line + "\ncpu Some Other CPU\n" + h.substr(h.find("\nkernel-target ") + 1);
@@ -250,8 +250,9 @@ TEST_F(Wisdom, HostileFilesAreRefusedWhole) {
         {h.substr(0, h.find("\nkernel-target ") + 1) + "kernel-target riscv-64-linux\n", SD_ERROR_UNSUPPORTED,
          "kernel-target 'riscv-64-linux'"},
         {h.substr(0, h.size() - 1), SD_OK, ""},  // no final newline: still the whole header
-        {h + good + "plan depth_to_space DCR\n", SD_ERROR_INVALID_ARGUMENT, "line 7: a plan line has 35 fields"},
-        {h + "plan " + good, SD_ERROR_INVALID_ARGUMENT, "line 6: a plan line has 35 fields after 'plan', this one 36"},
+        {h + good + "plan depth_to_space DCR\n", SD_ERROR_INVALID_ARGUMENT, "line 7: a plan line has 36 fields"},
+        {h + "plan " + good, SD_ERROR_INVALID_ARGUMENT,
+         "line 6: a plan line has 36 fields after 'plan' (35 without the stores), this one 37"},
         {h + "junk\n", SD_ERROR_INVALID_ARGUMENT, "line 6: expected 'plan' or a '#' comment"},
         {h + std::string(good).replace(good.find(" DCR"), 4, " XYZ"), SD_ERROR_INVALID_ARGUMENT, "unknown order 'XYZ'"},
         {h + std::string(good).replace(good.find(" 1 2 2"), 6, " 0 2 2"), SD_ERROR_INVALID_ARGUMENT,
@@ -278,6 +279,8 @@ TEST_F(Wisdom, HostileFilesAreRefusedWhole) {
          "'avx9' is not best or avx2"},
         {h + std::string(good).replace(good.find("output"), 6, "sideways"), SD_ERROR_INVALID_ARGUMENT,
          "'sideways' is not output or input"},
+        {h + std::string(good).replace(good.find("plain"), 5, "sometimes"), SD_ERROR_INVALID_ARGUMENT,
+         "'sometimes' is not plain or stream"},
         {many, SD_ERROR_INVALID_ARGUMENT, "line 100006: more than 100000 plans"},
         {h + std::string(17 << 20, '#'), SD_ERROR_INVALID_ARGUMENT, "is over 16 MiB"},
     };
@@ -329,7 +332,7 @@ TEST_F(Wisdom, AnImportOverTheCapChangesNothing) {
         std::string text = header();
         for (int i = first; i < first + count; i++) {
             text += "plan depth_to_space DCR 1 2 2 2 0 float32 NHWC 1 8 1 4 4 128 1 0 32 " + std::to_string(i) +
-                    " float32 NHWC 1 2 1 8 8 128 1 0 16 2 general serial best output\n";
+                    " float32 NHWC 1 2 1 8 8 128 1 0 16 2 general serial best output plain\n";
         }
         return text;
     };

@@ -240,6 +240,7 @@ struct BenchResult {
     double seconds, memcpy_seconds;  // the call (through a plan, for the host), and the yardstick
     int64_t bytes;
     double oneshot_seconds = 0;  // the same call one-shot (run()), where measured
+    double stream_seconds = 0;   // the streaming-store copy of the same bytes (host), where measured
 };
 
 double median(std::vector<double> v) {
@@ -274,6 +275,8 @@ void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const 
                  const BenchResult &r, const std::string &yardstick_name, const std::string &variant, bool json) {
     const Params &p = c.params;
     const double gbps = 2.0 * bytes / r.seconds / 1e9, memcpy_gbps = 2.0 * bytes / r.memcpy_seconds / 1e9;
+    const double stream_gbps = r.stream_seconds > 0 ? 2.0 * bytes / r.stream_seconds / 1e9 : 0.0;
+    auto optional = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
     if (json) {
         nlohmann::json j = {
             {"op", o.op},
@@ -292,6 +295,8 @@ void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const 
             {"memcpy_gbps", memcpy_gbps},
             {"memcpy", yardstick_name},
             {"ratio", gbps / memcpy_gbps},
+            {"stream_gbps", optional(stream_gbps)},
+            {"stream_ratio", optional(stream_gbps > 0 ? gbps / stream_gbps : 0.0)},
             {"variant", variant},
         };
         std::cout << j.dump() << "\n";
@@ -302,6 +307,10 @@ void print_bench(const CallOptions &o, const std::vector<int64_t> &shape, const 
                     join(block.data(), block.data() + block.size(), "x").c_str(),
                     join(shape.data(), shape.data() + shape.size(), ",").c_str(), bytes / 1024.0, gbps,
                     yardstick_name.c_str(), memcpy_gbps, gbps / memcpy_gbps);
+        if (stream_gbps > 0) {
+            std::printf("  streaming-store copy (same threads) %.2f GB/s, ratio %.2f\n", stream_gbps,
+                        gbps / stream_gbps);
+        }
         if (r.oneshot_seconds > 0) {
             std::printf("  per call: %.0f ns through a plan, %.0f ns one-shot\n", r.seconds * 1e9,
                         r.oneshot_seconds * 1e9);
@@ -340,6 +349,10 @@ int cmd_bench(const CallOptions &o, const std::vector<int64_t> &shape, bool json
     auto copy = [&] { yardstick::parallel_memcpy(copy_dst.data(), src.data(), bytes, copy_threads); };
     BenchResult r = time_pair([&] { plan.run(src.data(), dst.data()); }, copy, bytes, rounds);
     r.oneshot_seconds = time_pair([&] { run(p, tin, tout); }, copy, bytes, rounds).seconds;
+    r.stream_seconds =
+        time_pair([&] { yardstick::parallel_stream_copy(copy_dst.data(), src.data(), bytes, copy_threads); }, copy,
+                  bytes, rounds)
+            .seconds;
     print_bench(o, shape, c, bytes, r,
                 "memcpy (" + std::to_string(copy_threads) + " thread" + (copy_threads > 1 ? "s)" : ")"),
                 plan.describe(), json);

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The streaming-store twin of a generated CPU kernel, from the LLVM bitcode the generator emits.
+
+Halide 21 has no directive for non-temporal stores (Func::stream_stores() came after it), so this
+step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
+
+  * every vector store into the buffer `output` (its TBAA type chain reaches "output") of 16 bytes
+    or more goes through a helper that stores non-temporally where the address is aligned to the
+    vector's size and plainly where it is not (heads, tails and misaligned rows): an unaligned
+    non-temporal vector store would be split by LLVM into 8-byte MOVNTIs, 4 per 32-byte vector.
+    Narrower stores stay plain: they write part of a line, and a streaming store to part of a
+    line costs a partial write-combining flush;
+  * on x86, every function that stores non-temporally ends with SFENCE before each return: the
+    pipeline and each parallel task body, so every worker's stores are fenced before its task
+    completes and the call returns. AArch64's STNP needs no fence (its stores are ordered like
+    plain ones except for address dependencies of loads, which the kernel has none of);
+  * every global symbol of the kernel is renamed from <kernel> to <kernel>_stream, so both
+    kernels link into one library.
+
+The helpers are inlined by opt (always-inline) and the module is compiled by llc: an LLVM that
+reads the generator's bitcode (Halide 21 is LLVM 21; Debian 12 ships llvm-22, which reads it).
+
+usage: stream_stores.py --kernel NAME --llvm-bin DIR --out-dir DIR [--wrapper OBJ --objcopy PATH
+                        --alias FROM=TO ...] BC...
+Each input NAME-<target>.bc becomes NAME_stream-<target>.o in --out-dir; --wrapper renames the
+multi-target wrapper's symbols into NAME_stream_wrapper.o, whose entries for paths without a twin
+keep the plain kernel's path (the baseline) or call another path's twin (--alias).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+VALUE = r'(%"[^"]*"|%[-\w.$]+)'  # an SSA name, quoted where Halide's names hold '$'
+STORE = re.compile(r"^(\s*)store <(\d+) x (i\d+|float|double|half|bfloat)> " + VALUE + r", ptr " + VALUE +
+                   r", align \d+, !tbaa !(\d+)(.*)$")
+META = re.compile(r"^!(\d+) = !\{(.*)\}$")
+TYPE_NODE = re.compile(r'^!"([^"]*)"(?:, !(\d+))?')
+TAG_NODE = re.compile(r"^!(\d+), !(\d+), i64 0$")
+OUTPUT_BUFFER = re.compile(r"^output(\$\d+)?$")  # Halide may uniquify the buffer's name: output$1
+DEFINE = re.compile(r"^define ")
+BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
+
+
+def element_bits(t):
+    return BITS[t] if t in BITS else int(t[1:])
+
+
+def output_tags(lines):
+    """The TBAA tags whose type chain reaches the node of the buffer `output` (Halide's per-buffer root)."""
+    meta = {}
+    for line in lines:
+        m = META.match(line)
+        if m:
+            meta[m.group(1)] = m.group(2)
+
+    def is_output(node, depth=0):
+        m = TYPE_NODE.match(meta.get(node, ""))
+        if not m or depth > 64:
+            return False
+        return OUTPUT_BUFFER.match(m.group(1)) is not None or (m.group(2) is not None and is_output(m.group(2), depth + 1))
+
+    tags = set()
+    for node, body in meta.items():
+        m = TAG_NODE.match(body)
+        if m and is_output(m.group(1)):
+            tags.add(node)
+    return tags, max((int(k) for k in meta), default=0)
+
+
+def helper(name, vtype, vbytes, nt_node):
+    return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
+            f"  %a = ptrtoint ptr %p to i64\n"
+            f"  %m = and i64 %a, {vbytes - 1}\n"
+            f"  %aligned = icmp eq i64 %m, 0\n"
+            f"  br i1 %aligned, label %stream, label %plain\n"
+            f"stream:\n"
+            f"  store {vtype} %v, ptr %p, align {vbytes}, !nontemporal !{nt_node}\n"
+            f"  ret void\n"
+            f"plain:\n"
+            f"  store {vtype} %v, ptr %p, align 1\n"
+            f"  ret void\n"
+            f"}}\n")
+
+
+def rewrite(text, kernel, x86):
+    lines = text.split("\n")
+    tags, last_node = output_tags(lines)
+    nt_node = last_node + 1
+    helpers = {}
+    out = []
+    func_start = None
+    func_streams = False
+    counts = {"stream": 0, "plain": 0}
+    for line in lines:
+        if DEFINE.match(line):
+            func_start, func_streams = len(out), False
+        m = STORE.match(line)
+        if m and m.group(6) in tags:
+            lanes, elem = int(m.group(2)), m.group(3)
+            vbytes = lanes * element_bits(elem) // 8
+            if vbytes >= 16 and vbytes & (vbytes - 1) == 0:
+                vtype = f"<{lanes} x {elem}>"
+                name = f"spacedepth.stream.v{lanes}{elem}"
+                helpers[name] = helper(name, vtype, vbytes, nt_node)
+                line = f"{m.group(1)}call void @{name}({vtype} {m.group(4)}, ptr {m.group(5)})"
+                func_streams = True
+                counts["stream"] += 1
+            else:
+                counts["plain"] += 1
+        if x86 and func_streams and re.match(r"^\s*ret ", line):
+            out.append("  call void @llvm.x86.sse.sfence()")
+        out.append(line)
+    text = "\n".join(out)
+    # Rename the kernel's globals (functions, argv and metadata tables); strings are left alone.
+    text = re.sub(r'@("?)' + re.escape(kernel) + r'(?=[-_"\s(,])', r"@\g<1>" + kernel + "_stream", text)
+    text += "\n" + "".join(helpers.values())
+    if x86:
+        text += "declare void @llvm.x86.sse.sfence()\n"
+    text += f"!{nt_node} = !{{i32 1}}\n"
+    return text, counts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--llvm-bin", required=True, help="folder with llvm-dis, opt and llc (or their -NN names)")
+    ap.add_argument("--llvm-suffix", default="", help="e.g. -22 for Debian's llc-22")
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--wrapper", help="the multi-target wrapper object to rename")
+    ap.add_argument("--objcopy", default="objcopy")
+    ap.add_argument("--alias", action="append", default=[],
+                    help="FROM=TO (the plain kernel's path symbols): the wrapper's entry FROM calls the twin of TO, "
+                         "under an alias named after FROM (objcopy renames each symbol to one name only)")
+    ap.add_argument("bitcode", nargs="+")
+    args = ap.parse_args()
+    tool = lambda t: os.path.join(args.llvm_bin, t + args.llvm_suffix)
+    stream = lambda plain: args.kernel + "_stream" + plain[len(args.kernel):]
+    aliases = [a.split("=", 1) for a in args.alias]
+    renamed = []
+    for bc in args.bitcode:
+        base = os.path.basename(bc)
+        if not base.startswith(args.kernel) or not base.endswith(".bc"):
+            sys.exit(f"stream_stores: {bc} is not a bitcode file of {args.kernel}")
+        suffix = base[len(args.kernel):-3]  # -<target>, or empty for a single-target kernel
+        text = subprocess.run([tool("llvm-dis"), bc, "-o", "-"], check=True, capture_output=True, text=True).stdout
+        x86 = 'target triple = "x86_64' in text
+        text, counts = rewrite(text, args.kernel, x86)
+        for alias, built in aliases:
+            if built == args.kernel + suffix:  # KernelFn's signature (runtime/kernel_registry.h)
+                text += f'@"{stream(alias)}" = alias i32 (ptr, ptr, i1, ptr), ptr @"{stream(built)}"\n'
+                renamed.append(f"{alias} {stream(alias)}")
+        if counts["stream"] == 0:
+            sys.exit(f"stream_stores: {bc}: no vector store into `output` found; the generator's IR changed")
+        obj = os.path.join(args.out_dir, f"{args.kernel}_stream{suffix}.o")
+        with tempfile.TemporaryDirectory() as tmp:
+            ll = os.path.join(tmp, "k.ll")
+            with open(ll, "w") as f:
+                f.write(text)
+            inlined = os.path.join(tmp, "k.bc")
+            subprocess.run([tool("opt"), "-passes=always-inline", ll, "-o", inlined], check=True)
+            subprocess.run([tool("llc"), "-O3", "-filetype=obj", "-relocation-model=pic", inlined, "-o", obj],
+                           check=True)
+        if suffix:
+            renamed.append(f"{args.kernel}{suffix} {args.kernel}_stream{suffix}")
+    if args.wrapper:
+        syms = [f"{args.kernel}{s} {args.kernel}_stream{s}" for s in ("", "_argv", "_metadata")] + renamed
+        with tempfile.NamedTemporaryFile("w", suffix=".syms", delete=False) as f:
+            f.write("\n".join(syms) + "\n")
+        try:
+            subprocess.run([args.objcopy, f"--redefine-syms={f.name}", args.wrapper,
+                            os.path.join(args.out_dir, f"{args.kernel}_stream_wrapper.o")], check=True)
+        finally:
+            os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    main()

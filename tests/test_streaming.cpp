@@ -1,0 +1,179 @@
+// Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
+// takes them past stream_min_bytes for outputs written in whole lines and never otherwise; every
+// streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
+// and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
+// reach the twins (correctness does not depend on the size; the benchmark measures that).
+#include "runtime/kernel_registry.h"
+#include "runtime/switch_points.h"
+#include "tests/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace testing_support;
+
+bool build_streams() {
+    const auto *k = spacedepth::detail::find_kernel(spacedepth::Device::Host, spacedepth::KernelFamily::General, 4);
+    return k != nullptr && k->stream != nullptr;
+}
+
+bool streams(const std::string &plan) { return plan.find("streaming stores") != std::string::npos; }
+
+spacedepth::detail::SwitchPoints streaming_everywhere() {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.small_max_bytes = 0;
+    points.stream_min_bytes = 0;
+    points.stream_parallel_min_bytes = 0;
+    return points;
+}
+
+// Every build the runtime table lists has its twin wherever the contract says "stream" (x86 with
+// LLVM >= 21), and a twin computes what its kernel computes, so it is registered beside it.
+TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
+    int twins = 0;
+    for (const auto &k : spacedepth::detail::kRegisteredKernels) {
+        if (k.stream == nullptr) continue;
+        twins++;
+        EXPECT_EQ(k.stream->family, k.family) << k.name;
+        EXPECT_EQ(k.stream->width, k.width) << k.name;
+        EXPECT_EQ(std::string(k.stream->name), std::string(k.name) + "_stream");
+        EXPECT_NE(k.family, spacedepth::KernelFamily::Small) << "the small family never streams";
+    }
+#if SPACEDEPTH_HAS_STREAMING
+    EXPECT_GT(twins, 0) << "the build made streaming twins, yet none is registered";
+#else
+    EXPECT_EQ(twins, 0);
+#endif
+}
+
+// The rule: past the switch point (serial plans' or parallel plans'), outputs whose rows start
+// on cache lines stream; under it, strided, rows inside lines, or where the kernel has no twin,
+// they do not.
+TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = 1 << 20;
+    points.stream_parallel_min_bytes = 4 << 20;
+    const ScopedSwitchPoints scoped(points);
+    const Params p{Op::DepthToSpace, Block(2), Order::DCR, 1};
+    std::mt19937_64 rng(5);
+    struct Shape {
+        Dims deep;
+        bool strided;
+        bool want;
+    };
+    const Shape shapes[] = {
+        {{1, 64, 64, 64}, false, true},   // 1 MiB of f32: at the switch point
+        {{1, 64, 32, 64}, false, false},  // 512 KiB
+        {{1, 64, 64, 64}, true, false},   // strided output: lines written in part
+        {{1, 60, 96, 99}, false, false},  // 792-byte rows: rows start inside lines
+    };
+    for (const Shape &s : shapes) {
+        TestTensor in = make_tensor(DType::Float32, Layout::NCHW, s.deep);
+        const Dims space{s.deep[0], s.deep[1] / 4, s.deep[2] * 2, s.deep[3] * 2};
+        TestTensor out = make_tensor(DType::Float32, Layout::NCHW, space, s.strided ? &rng : nullptr);
+        const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+        EXPECT_EQ(streams(plan), s.want && build_streams()) << plan;
+        fill_unique(in, 3);
+        ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
+        EXPECT_EQ(compare(out, expected_output(p, in, out)), "") << plan;
+    }
+    // A parallel plan of the same 1 MiB stays plain under its own, higher switch point.
+    const Params parallel{Op::DepthToSpace, Block(2), Order::DCR, 2};
+    TestTensor in = make_tensor(DType::Float32, Layout::NCHW, {1, 64, 64, 64});
+    TestTensor out = make_tensor(DType::Float32, Layout::NCHW, {1, 16, 128, 128});
+    const std::string plan = spacedepth::describe_call(parallel, in.tensor, out.tensor);
+    EXPECT_NE(plan.find("parallel"), std::string::npos) << plan;
+    EXPECT_FALSE(streams(plan)) << plan;
+}
+
+// Random calls (every op, order, layout pair, width, block, strided views, 0-2 threads) with the
+// switch point at 0: every call whose lines are written whole streams, and all match.
+TEST(Streaming, RandomCallsMatchTheReference) {
+    const ScopedSwitchPoints scoped(streaming_everywhere());
+    std::mt19937_64 rng(41);
+    int streamed = 0;
+    for (int i = 0; i < 300; i++) {
+        auto [p, in, out] = random_call(rng, 24, 12);
+        fill_unique(in, i);
+        const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+        streamed += streams(plan);
+        ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
+        ASSERT_EQ(compare(out, expected_output(p, in, out)), "") << i << ": " << plan;
+    }
+    if (build_streams()) {
+        EXPECT_GE(streamed, 30) << "too few calls streamed";
+    } else {
+        EXPECT_EQ(streamed, 0);
+    }
+}
+
+// Both tensors at every offset from 0 to 67 bytes of a 64-byte-aligned block (the twin's stores
+// are streaming where a vector lands aligned and plain elsewhere), 1 and 2 threads, u8 and f32
+// (f32 at offsets of whole elements): the output matches, and no byte around it is touched.
+TEST(Streaming, OddAlignmentsOfBothTensors) {
+    const ScopedSwitchPoints scoped(streaming_everywhere());
+    for (DType dtype : {DType::UInt8, DType::Float32}) {
+        const int64_t size = dtype == DType::UInt8 ? 1 : 4;
+        for (int threads : {1, 2}) {
+            const Params p{Op::DepthToSpace, Block(2), Order::DCR, threads};
+            const Dims deep{1, 32, 24, 64}, space{1, 8, 48, 128};  // rows of whole lines
+            TestTensor in = make_tensor(dtype, Layout::NCHW, deep);
+            TestTensor out = make_tensor(dtype, Layout::NCHW, space);
+            fill_unique(in, threads);
+            const TestTensor want = expected_output(p, in, out);
+            const size_t bytes = in.storage.size();
+            spacedepth::Plan plan;
+            ASSERT_TRUE(plan.create(p, in.tensor, out.tensor).ok());
+            EXPECT_EQ(streams(plan.describe()), build_streams()) << plan.describe();
+            for (int64_t in_offset = 0; in_offset < 68; in_offset += size * (in_offset < 8 ? 1 : 5)) {
+                for (int64_t out_offset = 0; out_offset < 68; out_offset += size * (out_offset < 8 ? 1 : 3)) {
+                    alignas(64) static uint8_t src[1 << 20], dst[1 << 20];
+                    ASSERT_LE(bytes + 256, sizeof(src));
+                    std::memcpy(src + in_offset, in.storage.data(), bytes);
+                    std::memset(dst, kSentinel, bytes + 256);
+                    const spacedepth::Status s = plan.run(src + in_offset, dst + out_offset);
+                    ASSERT_TRUE(s.ok()) << s.message();
+                    ASSERT_EQ(std::memcmp(dst + out_offset, want.storage.data(), bytes), 0)
+                        << spacedepth::dtype_name(dtype) << " threads " << threads << " offsets " << in_offset << ", "
+                        << out_offset << " (" << plan.describe() << ")";
+                    for (int64_t b = 0; b < out_offset; b++) ASSERT_EQ(dst[b], kSentinel) << "byte " << b;
+                    for (size_t b = out_offset + bytes; b < bytes + 256; b++) ASSERT_EQ(dst[b], kSentinel);
+                }
+            }
+        }
+    }
+}
+
+// The plan's choice as the wisdom keeps it ("stream" after the loop order) and reads it back; a
+// line of the format before streaming (no stores field) reads as plain stores.
+TEST(Streaming, WisdomKeepsTheChoice) {
+    const ScopedSwitchPoints scoped(streaming_everywhere());
+    spacedepth::forget_wisdom();
+    const Params p{Op::DepthToSpace, Block(2), Order::DCR, 1};
+    TestTensor in = make_tensor(DType::Float32, Layout::NCHW, {1, 32, 24, 40});
+    TestTensor out = make_tensor(DType::Float32, Layout::NCHW, {1, 8, 48, 80});
+    spacedepth::Plan plan;
+    ASSERT_TRUE(plan.create(p, in.tensor, out.tensor, spacedepth::PlanOptions{true, 200}).ok());
+    const std::string text = spacedepth::wisdom_text();
+    const bool measured_stream = streams(plan.describe());
+    EXPECT_NE(text.find(measured_stream ? " stream\n" : " plain\n"), std::string::npos) << text;
+    // The same line with its stores field dropped: the 0.8 format, plain stores.
+    std::string old = text;
+    const size_t field = old.rfind(measured_stream ? " stream\n" : " plain\n");
+    ASSERT_NE(field, std::string::npos);
+    old.erase(field, old.find('\n', field) - field);
+    spacedepth::forget_wisdom();
+    ASSERT_TRUE(spacedepth::import_wisdom_text(old).ok()) << old;
+    spacedepth::Plan again;
+    ASSERT_TRUE(again.create(p, in.tensor, out.tensor, spacedepth::PlanOptions{true, 200}).ok());
+    EXPECT_FALSE(streams(again.describe())) << again.describe();
+    spacedepth::forget_wisdom();
+}
+
+}  // namespace

@@ -283,7 +283,7 @@ bool writes_whole_lines(const KernelPlan &plan) {
 // has the measurements), a streaming store skips the read-for-ownership of each output line,
 // which a plain store pays (2-core AMD EPYC, 64 MiB: a streaming copy 1.31-1.48x memcpy); in
 // cache it evicts the output the caller is about to read (128 KiB: 0.62x). Only where the kernel
-// has a streaming twin (x86; generators/stream_stores.py) and every line is written whole.
+// has a streaming twin (x86 and ARM64: generators/stream_stores.py) and every line is written whole.
 void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const RegisteredKernel *kernel = find_kernel(Device::Host, plan->family, plan->width);
     const bool has_twin = kernel != nullptr && kernel->stream != nullptr;

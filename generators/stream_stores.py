@@ -91,12 +91,11 @@ def rewrite(text, kernel, x86):
     nt_node = last_node + 1
     helpers = {}
     out = []
-    func_start = None
-    func_streams = False
-    counts = {"stream": 0, "plain": 0}
+    func_streams = False  # the current function stores non-temporally: fence its returns
+    streamed = 0
     for line in lines:
         if DEFINE.match(line):
-            func_start, func_streams = len(out), False
+            func_streams = False
         m = STORE.match(line)
         if m and m.group(6) in tags:
             lanes, elem = int(m.group(2)), m.group(3)
@@ -107,9 +106,7 @@ def rewrite(text, kernel, x86):
                 helpers[name] = helper(name, vtype, vbytes, nt_node)
                 line = f"{m.group(1)}call void @{name}({vtype} {m.group(4)}, ptr {m.group(5)})"
                 func_streams = True
-                counts["stream"] += 1
-            else:
-                counts["plain"] += 1
+                streamed += 1
         if x86 and func_streams and re.match(r"^\s*ret ", line):
             out.append("  call void @llvm.x86.sse.sfence()")
         out.append(line)
@@ -120,7 +117,7 @@ def rewrite(text, kernel, x86):
     if x86:
         text += "declare void @llvm.x86.sse.sfence()\n"
     text += f"!{nt_node} = !{{i32 1}}\n"
-    return text, counts
+    return text, streamed
 
 
 def main():
@@ -147,12 +144,12 @@ def main():
         suffix = base[len(args.kernel):-3]  # -<target>, or empty for a single-target kernel
         text = subprocess.run([tool("llvm-dis"), bc, "-o", "-"], check=True, capture_output=True, text=True).stdout
         x86 = 'target triple = "x86_64' in text
-        text, counts = rewrite(text, args.kernel, x86)
+        text, streamed = rewrite(text, args.kernel, x86)
         for alias, built in aliases:
             if built == args.kernel + suffix:  # KernelFn's signature (runtime/kernel_registry.h)
                 text += f'@"{stream(alias)}" = alias i32 (ptr, ptr, i1, ptr), ptr @"{stream(built)}"\n'
                 renamed.append(f"{alias} {stream(alias)}")
-        if counts["stream"] == 0:
+        if streamed == 0:
             sys.exit(f"stream_stores: {bc}: no vector store into `output` found; the generator's IR changed")
         obj = os.path.join(args.out_dir, f"{args.kernel}_stream{suffix}.o")
         with tempfile.TemporaryDirectory() as tmp:

@@ -18,34 +18,37 @@ namespace {
 using CopyFn = void (*)(uint8_t *, const uint8_t *, size_t);
 
 #if defined(__x86_64__)
-// Plain stores up to the first 32-byte-aligned destination byte and after the last 4 whole
-// vectors; streaming stores of 4 vectors per iteration between them.
-size_t aligned_head(const uint8_t *dst, size_t bytes) {
-    return std::min(bytes, (32 - reinterpret_cast<uintptr_t>(dst) % 32) % 32);
-}
+// The middle of a streaming copy: from `i` (32-byte-aligned at dst) while 4 whole vectors fit;
+// returns where it stopped.
+using StreamLoop = size_t (*)(uint8_t *dst, const uint8_t *src, size_t i, size_t bytes);
 
-__attribute__((target("avx2"))) void stream_copy_avx2(uint8_t *dst, const uint8_t *src, size_t bytes) {
-    size_t i = aligned_head(dst, bytes);
-    std::memcpy(dst, src, i);
+__attribute__((target("avx2"))) size_t stream_loop_avx2(uint8_t *dst, const uint8_t *src, size_t i, size_t bytes) {
     for (; i + 128 <= bytes; i += 128) {
         for (int v = 0; v < 4; v++) {
             const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 32 * v));
             _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i + 32 * v), x);
         }
     }
-    std::memcpy(dst + i, src + i, bytes - i);
-    _mm_sfence();
+    return i;
 }
 
-void stream_copy_sse2(uint8_t *dst, const uint8_t *src, size_t bytes) {
-    size_t i = aligned_head(dst, bytes);
-    std::memcpy(dst, src, i);
+size_t stream_loop_sse2(uint8_t *dst, const uint8_t *src, size_t i, size_t bytes) {
     for (; i + 64 <= bytes; i += 64) {
         for (int v = 0; v < 4; v++) {
             const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 16 * v));
             _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 16 * v), x);
         }
     }
+    return i;
+}
+
+// Plain stores up to the first 32-byte-aligned destination byte and after the loop's last
+// vectors, streaming stores between them, then SFENCE.
+void stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes) {
+    static const StreamLoop loop = __builtin_cpu_supports("avx2") ? stream_loop_avx2 : stream_loop_sse2;
+    const size_t head = std::min(bytes, (32 - reinterpret_cast<uintptr_t>(dst) % 32) % 32);
+    std::memcpy(dst, src, head);
+    const size_t i = loop(dst, src, head, bytes);
     std::memcpy(dst + i, src + i, bytes - i);
     _mm_sfence();
 }
@@ -55,8 +58,7 @@ void plain_copy(uint8_t *dst, const uint8_t *src, size_t bytes) { std::memcpy(ds
 
 CopyFn stream_copy_fn() {
 #if defined(__x86_64__)
-    static const CopyFn fn = __builtin_cpu_supports("avx2") ? stream_copy_avx2 : stream_copy_sse2;
-    return fn;
+    return stream_copy;
 #else
     return plain_copy;
 #endif

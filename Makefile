@@ -8,7 +8,7 @@ CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers clean \
-        test-asan test-ubsan test-tsan test-large fuzz tune confirm-tuning compare-schedules
+        test-asan test-tsan test-large fuzz tune confirm-tuning compare-schedules
 
 all: build
 
@@ -35,9 +35,8 @@ wheel: build
 	@$(VENV)/bin/python scripts/make_wheel.py --build $(BUILD) --out dist
 
 # `make test` is the host suite, the whole suite again for ARM64 under qemu, and again under
-# ASan + UBSan with a 45-second fuzz run, under UBSan with the implicit-conversion checks, and
-# under TSan.
-test: test-host test-arm test-asan test-ubsan test-tsan
+# ASan + UBSan (with the implicit-conversion checks) with a 45-second fuzz run, and under TSan.
+test: test-host test-arm test-asan test-tsan
 
 test-host: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CTEST) --preset $(PRESET) -j $(JOBS)
@@ -53,11 +52,12 @@ build-arm: build
 test-arm: build-arm
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CTEST) --preset arm64 -j $(JOBS)
 
-# Sanitizer builds (CMakePresets.json asan / ubsan / tsan, clang-14): the GoogleTest suite and the
-# CLI test with the runtime, CLI and tests instrumented; the asan build also runs the fuzzer for
-# 45 s (ctest fuzz_short); the ubsan build adds the integer-conversion checks ASan's leaves out. They link the release build's kernels, every x86 target of it
-# (SPACEDEPTH_KERNELS_FROM in CMakePresets.json's sanitize-base), and generate none.
-test-asan test-ubsan test-tsan: test-%: build
+# Sanitizer builds (CMakePresets.json asan / tsan, clang-14): the GoogleTest suite and the CLI
+# test with the runtime, CLI and tests instrumented; the asan build (ASan, UBSan and its implicit
+# integer-conversion checks in one build) also runs the fuzzer for 45 s (ctest fuzz_short). They
+# link the release build's kernels, every x86 target of it (SPACEDEPTH_KERNELS_FROM in
+# CMakePresets.json's sanitize-base), and generate none.
+test-asan test-tsan: test-%: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset $* >/dev/null
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $* -j $(JOBS)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" \

@@ -565,10 +565,14 @@ void register_small_tensors() {
 
 // Rows <prefix>/<case>/bytes:N/threads:T for every case of the matrix at each size, 1 and 2 threads.
 void register_every_case(const std::string &prefix, void (*fn)(benchmark::State &, const Case &),
-                         std::initializer_list<int64_t> sizes) {
+                         std::initializer_list<int64_t> sizes, bool with_model_shapes = false) {
+    std::vector<Case> cases = bench::all_cases();
+    if (with_model_shapes) {
+        for (const Case &c : bench::model_cases()) cases.push_back(c);
+    }
     for (int64_t size : sizes) {
         for (int threads : {1, 2}) {
-            for (const Case &c : bench::all_cases()) {
+            for (const Case &c : cases) {
                 benchmark::RegisterBenchmark((prefix + "/" + c.name).c_str(), fn, c)
                     ->Args({size, threads})
                     ->ArgNames({"bytes", "threads"})
@@ -584,14 +588,16 @@ void register_plan_modes() {
                         {int64_t{4} << 10, int64_t{32} << 10, int64_t{128} << 10, int64_t{2} << 20, int64_t{64} << 20});
 }
 
-// Every case of the matrix at 256 B to 64 MiB, 1 and 2 threads, under two sets of switch points.
+// Every case of the matrix and the model shapes at 256 B to 64 MiB, 1 and 2 threads, under two
+// sets of switch points.
 void register_switch_points(const std::string &spec) {
     g_compare_points = detail::switch_points();
     set_switch_points_from(spec, &g_compare_points);
     register_every_case("switch_points", BM_switch_points,
                         {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10,
                          int64_t{32} << 10, int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{4} << 20,
-                         int64_t{8} << 20, int64_t{16} << 20, int64_t{32} << 20, int64_t{64} << 20});
+                         int64_t{8} << 20, int64_t{16} << 20, int64_t{32} << 20, int64_t{64} << 20},
+                        /*with_model_shapes=*/true);
 }
 
 int register_all() {

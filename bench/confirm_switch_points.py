@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`make confirm-tuning`: a tuning database's runtime switch points (or any given ones) against
-the defaults of schedules/tunables.json, on every case of the matrix, interleaved in one process.
+the defaults of schedules/tunables.json, on every case of the matrix and the model shapes,
+interleaved in one process.
 
 The harness's switch_points/ rows (spacedepth_bench --switch_points=<defaults>
 --compare_switch_points=<candidate>): every case at 256 B to 64 MiB, 1 and 2 threads, planned
@@ -120,7 +121,7 @@ def write_database(path, target, candidate, base, counts, ctx, key="confirmed"):
         "machine": {"cpu": ctx.get("cpu_model"), "cores": ctx.get("num_cpus")}}
     db.setdefault("runtime", {}).update({k: v for k, v in candidate.items() if base.get(k) != v})
     db[key] = {
-        "by": "bench/confirm_switch_points.py: every case of the matrix at the sizes below, 1 and 2 threads, "
+        "by": "bench/confirm_switch_points.py: every case of the matrix and the model shapes at the sizes below, 1 and 2 threads, "
               "the candidate's plan against the base's in 31 alternating rounds in one process",
         "base": {k: v for k, v in base.items() if candidate.get(k) != v},
         "date": datetime.date.today().isoformat(),
@@ -145,7 +146,7 @@ def render(ctx, rows, base, candidate, source, target, title=None):
              f"bench/confirm_switch_points.py, {date}, {ctx.get('host_name')}: {ctx.get('cpu_model')}, "
              f"{ctx.get('num_cpus')} CPUs, kernels of `{target}`. Candidate: {source}, "
              + ", ".join(f"`{k}` {base[k]} -> {v}" for k, v in sorted(moved.items()))
-             + " (other switch points at the defaults). Every case of the matrix at "
+             + " (other switch points at the defaults). Every case of the matrix and the model shapes (bench/cases.cpp) at "
              + ", ".join(bytes_name(b) for b in sorted({r["bytes"] for r in rows}))
              + f" is planned under {against} and under the candidate; where the plans differ, the candidate's "
              "output is checked against the other's and both plans run in 31 alternating rounds in one process (time "

@@ -6,10 +6,11 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
 
   * every vector store into the buffer `output` (its TBAA type chain reaches "output") of 16 bytes
     or more goes through a helper that stores non-temporally where the address is aligned to the
-    vector's size and plainly where it is not (heads, tails and misaligned rows): an unaligned
-    non-temporal vector store would be split by LLVM into 8-byte MOVNTIs, 4 per 32-byte vector.
-    Narrower stores stay plain: they write part of a line, and a streaming store to part of a
-    line costs a partial write-combining flush;
+    vector's size. Where it is not (heads, tails and misaligned rows), LLVM would split an
+    unaligned non-temporal vector store into 8-byte MOVNTIs, 4 per 32-byte vector: vectors of
+    32- and 64-bit lanes take them, narrower lanes store plainly (see helper()). Narrower
+    vectors stay plain: they write part of a line, and a streaming store to part of a line costs
+    a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
     pipeline and each parallel task body, so every worker's stores are fenced before its task
     completes and the call returns. AArch64's STNP needs no fence (its stores are ordered like
@@ -70,17 +71,22 @@ def output_tags(lines):
     return tags, max((int(k) for k in meta), default=0)
 
 
-def helper(name, vtype, vbytes, nt_node):
+def helper(name, vtype, vbytes, elem_bits, nt_node):
+    # Misaligned stores of 32- and 64-bit lanes also stream, as 8-byte MOVNTIs (LLVM's lowering of
+    # an unaligned non-temporal vector store): rows that do not start on a line (a C3 row of f32)
+    # then skip the read-for-ownership too. Narrower lanes store misaligned vectors plainly: their
+    # kernels are shuffle-bound, and the extracts cost more than the read-for-ownership saves.
+    misaligned = f", !nontemporal !{nt_node}" if elem_bits >= 32 else ""
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
             f"  %a = ptrtoint ptr %p to i64\n"
             f"  %m = and i64 %a, {vbytes - 1}\n"
             f"  %aligned = icmp eq i64 %m, 0\n"
-            f"  br i1 %aligned, label %stream, label %plain\n"
+            f"  br i1 %aligned, label %stream, label %misaligned\n"
             f"stream:\n"
             f"  store {vtype} %v, ptr %p, align {vbytes}, !nontemporal !{nt_node}\n"
             f"  ret void\n"
-            f"plain:\n"
-            f"  store {vtype} %v, ptr %p, align 1\n"
+            f"misaligned:\n"
+            f"  store {vtype} %v, ptr %p, align 1{misaligned}\n"
             f"  ret void\n"
             f"}}\n")
 
@@ -103,7 +109,7 @@ def rewrite(text, kernel, x86):
             if vbytes >= 16 and vbytes & (vbytes - 1) == 0:
                 vtype = f"<{lanes} x {elem}>"
                 name = f"spacedepth.stream.v{lanes}{elem}"
-                helpers[name] = helper(name, vtype, vbytes, nt_node)
+                helpers[name] = helper(name, vtype, vbytes, element_bits(elem), nt_node)
                 line = f"{m.group(1)}call void @{name}({vtype} {m.group(4)}, ptr {m.group(5)})"
                 func_streams = True
                 streamed += 1

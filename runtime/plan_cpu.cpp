@@ -252,30 +252,69 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
     }
 }
 
-// Whether the plan writes whole cache lines: the output is one dense block (its dims, sorted by
-// stride, each step over all the inner ones) written by one kernel call per executor step (no
-// fragments), and every dim that steps a line or more steps whole lines, so each row of the
-// kernel starts where a vector lands aligned. A streaming store to part of a line costs a partial
-// write-combining flush, and the twin stores misaligned vectors plainly, into the same lines:
-// rows of 9,456 bytes (C3 shapes) ran 1.02-10.8x slower streaming (64 MiB, 2-core AMD EPYC),
-// and S2D NHWC CRD f32 C3 with rows of whole lines, whose pixels are 3 pieces of 16 bytes, 1.23x.
-bool writes_whole_lines(const KernelPlan &plan) {
+// How the twin's stores would fill the output's 64-byte lines (generators/stream_stores.py):
+// kWholeLines where every run of the output starts and ends on a line (the output one dense block
+// written by one kernel call per executor step, every dim that steps a line or more stepping
+// whole lines, no line split into an odd count of pieces: S2D NHWC CRD f32 C3, whose pixels are 3
+// pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines); kMisalignedRows where the
+// output is dense, its rows do not start on a line (a C3 row of f32), and the twin's 8-byte
+// MOVNTIs measured faster than the plain kernel; kNo otherwise (holes, fragments, the rest).
+enum class LineFill { kNo, kWholeLines, kMisalignedRows };
+
+LineFill line_fill(const KernelPlan &plan) {
     constexpr int64_t kLineBytes = 64;
-    if (plan.fragments.size() > 1) return false;
-    SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent)
+    if (plan.fragments.size() > 1) return LineFill::kNo;
+    SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent), loop order
     for (const ViewDim &d : plan.kernel_dims) dims.push_back({d.out_stride, d.extent});
     for (const LoopDim &d : plan.loop_dims) dims.push_back({d.out_stride, d.extent});
-    std::sort(dims.begin(), dims.end());
-    int64_t dense = 1;
+    // The contiguous run the innermost dims write, and how many output rows the loop order keeps
+    // open at once: the extents it walks before the dim that continues the run (S2D NCHW b2: 4
+    // output planes, each taking one run per input row).
+    int64_t run = 1, open_rows = 1;
+    bool jumped = false;
     for (const auto &[stride, extent] : dims) {
         if (extent == 1) continue;
-        if (stride != dense) return false;
-        if (stride * plan.width >= kLineBytes && stride * plan.width % kLineBytes != 0) return false;
+        if (stride == run && !jumped) {
+            run *= extent;
+        } else if (stride == run) {
+            break;
+        } else {
+            jumped = true;
+            open_rows *= extent;
+        }
+    }
+    const ViewDim &inner = plan.kernel_dims[0];
+    const bool row_copy = inner.in_stride == 1 && inner.out_stride == 1;
+    const int64_t run_bytes = run * plan.width;
+    std::sort(dims.begin(), dims.end());
+    int64_t dense = 1;
+    bool on_lines = true, odd_pieces = false;
+    for (const auto &[stride, extent] : dims) {
+        if (extent == 1) continue;
+        if (stride != dense) return LineFill::kNo;
+        if (stride * plan.width >= kLineBytes && stride * plan.width % kLineBytes != 0) on_lines = false;
         // Pieces of a line in odd counts (a C3 pixel's 3 channels): the vectors overlap.
-        if (extent * stride * plan.width < kLineBytes && (extent & (extent - 1)) != 0) return false;
+        if (extent * stride * plan.width < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
         dense *= extent;
     }
-    return true;
+    if (on_lines && !odd_pieces) return LineFill::kWholeLines;
+    // Misaligned rows: measured with `make confirm-tuning` (2-core AMD EPYC, AVX-512, 16-64 MiB,
+    // the matrix and the model shapes, 1 and 2 threads; times against the plain kernel). Kept:
+    // D2S NCHW f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12 and f16 C24, 0.61-0.97x; S2D NCHW f32
+    // C1/C3 b2 with runs of 4.6-5.7 KiB, 0.75-0.86x. Left out, each by the loss that names it:
+    //   u8 and u16 kernels, whose misaligned vectors store plainly: 1.6-3.4x (MOVNTIs for them);
+    //   pieces of a line in odd counts (NHWC CRD C3/C12, D2S NCHW CRD b3): 1.0-1.55x;
+    //   more than 2 open rows unless there are at most 4 and their runs reach 4 KiB: each open
+    //   row holds a partly written line (S2D NCHW f32 C3/C6, 4-9 rows of 2.2-2.4 KiB at 16 and
+    //   32 MiB: 1.96-2.38x; of 3.1-3.3 KiB at 64 MiB: 0.92-1.0x; D2S NHWC DCR f32 C27 b3, 3 rows
+    //   of 324 B: 2.22x; S2D NCHW DCR f32 C48 b2, 4 of 1180 B: 1.81x);
+    //   row copies of >= 2 KiB (S2D NCHW CRD f32 C12 b2x1, 4728 B: 1.34x): a plain copy loop
+    //   outruns one 8-byte MOVNTI a cycle.
+    constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048;
+    const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
+    const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
+    return plan.width >= 4 && !odd_pieces && few_open_rows && !long_row_copy ? LineFill::kMisalignedRows
+                                                                             : LineFill::kNo;
 }
 
 // Streaming stores: past the last-level cache (stream_min_bytes for serial plans,
@@ -283,7 +322,7 @@ bool writes_whole_lines(const KernelPlan &plan) {
 // has the measurements), a streaming store skips the read-for-ownership of each output line,
 // which a plain store pays (2-core AMD EPYC, 64 MiB: a streaming copy 1.31-1.48x memcpy); in
 // cache it evicts the output the caller is about to read (128 KiB: 0.62x). Only where the kernel
-// has a streaming twin (x86 and ARM64: generators/stream_stores.py) and every line is written whole.
+// has a streaming twin (x86 and ARM64: generators/stream_stores.py) and line_fill() allows it.
 void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const RegisteredKernel *kernel = find_kernel(Device::Host, plan->family, plan->width);
     const bool has_twin = kernel != nullptr && kernel->stream != nullptr;
@@ -291,7 +330,7 @@ void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanCh
         plan->stream = choice->stream && has_twin;
     } else {
         const int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
-        plan->stream = has_twin && p.bytes >= min_bytes && writes_whole_lines(*plan);
+        plan->stream = has_twin && p.bytes >= min_bytes && line_fill(*plan) != LineFill::kNo;
     }
 }
 

@@ -169,7 +169,7 @@ std::string cpu_model_name() {
     std::string name;
 #if defined(__x86_64__) || defined(__i386__)
     // CPUID itself (the __cpuid macro): <cpuid.h>'s __get_cpuid helpers pass the unsigned
-    // registers through int, which the ubsan preset's implicit-conversion checks report.
+    // registers through int, which the asan preset's implicit-conversion checks report.
     unsigned regs[12] = {}, max_leaf = 0, b = 0, c = 0, d = 0;
     __cpuid(0x80000000u, max_leaf, b, c, d);
     if (max_leaf >= 0x80000004u) {

@@ -1,5 +1,6 @@
 // Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
-// takes them past stream_min_bytes for outputs written in whole lines and never otherwise; every
+// takes them past stream_min_bytes for dense outputs written in whole lines, or in rows that start
+// inside lines where the twin's MOVNTIs measured faster, and never otherwise; every
 // streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
 // and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
 // reach the twins (correctness does not depend on the size; the benchmark measures that).
@@ -53,8 +54,9 @@ TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
 }
 
 // The rule: past the switch point (serial plans' or parallel plans'), outputs whose rows start
-// on cache lines stream; under it, strided, rows inside lines, or where the kernel has no twin,
-// they do not.
+// on cache lines stream, and f32 rows that start inside lines; under it, strided, u8 rows inside
+// lines (their twin stores misaligned vectors plainly), or where the kernel has no twin, they do
+// not.
 TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = 1 << 20;
@@ -63,20 +65,22 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     const Params p{Op::DepthToSpace, Block(2), Order::DCR, 1};
     std::mt19937_64 rng(5);
     struct Shape {
+        DType dtype;
         Dims deep;
         bool strided;
         bool want;
     };
     const Shape shapes[] = {
-        {{1, 64, 64, 64}, false, true},   // 1 MiB of f32: at the switch point
-        {{1, 64, 32, 64}, false, false},  // 512 KiB
-        {{1, 64, 64, 64}, true, false},   // strided output: lines written in part
-        {{1, 60, 96, 99}, false, false},  // 792-byte rows: rows start inside lines
+        {DType::Float32, {1, 64, 64, 64}, false, true},   // 1 MiB of f32: at the switch point
+        {DType::Float32, {1, 64, 32, 64}, false, false},  // 512 KiB
+        {DType::Float32, {1, 64, 64, 64}, true, false},   // strided output: lines written in part
+        {DType::Float32, {1, 60, 96, 99}, false, true},   // 792-byte rows, starting inside lines
+        {DType::UInt8, {1, 60, 192, 99}, false, false},   // 198-byte u8 rows, starting inside lines
     };
     for (const Shape &s : shapes) {
-        TestTensor in = make_tensor(DType::Float32, Layout::NCHW, s.deep);
+        TestTensor in = make_tensor(s.dtype, Layout::NCHW, s.deep);
         const Dims space{s.deep[0], s.deep[1] / 4, s.deep[2] * 2, s.deep[3] * 2};
-        TestTensor out = make_tensor(DType::Float32, Layout::NCHW, space, s.strided ? &rng : nullptr);
+        TestTensor out = make_tensor(s.dtype, Layout::NCHW, space, s.strided ? &rng : nullptr);
         const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
         EXPECT_EQ(streams(plan), s.want && build_streams()) << plan;
         fill_unique(in, 3);
@@ -93,7 +97,7 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
 }
 
 // Random calls (every op, order, layout pair, width, block, strided views, 0-2 threads) with the
-// switch point at 0: every call whose lines are written whole streams, and all match.
+// switch point at 0: every call the rule lets stream streams, and all match.
 TEST(Streaming, RandomCallsMatchTheReference) {
     const ScopedSwitchPoints scoped(streaming_everywhere());
     std::mt19937_64 rng(41);
@@ -114,7 +118,8 @@ TEST(Streaming, RandomCallsMatchTheReference) {
 }
 
 // Both tensors at every offset from 0 to 67 bytes of a 64-byte-aligned block (the twin's stores
-// are streaming where a vector lands aligned and plain elsewhere), 1 and 2 threads, u8 and f32
+// are streaming where a vector lands aligned, elsewhere plain for u8 and 8-byte MOVNTIs for f32),
+// 1 and 2 threads, u8 and f32
 // (f32 at offsets of whole elements): the output matches, and no byte around it is touched.
 TEST(Streaming, OddAlignmentsOfBothTensors) {
     const ScopedSwitchPoints scoped(streaming_everywhere());

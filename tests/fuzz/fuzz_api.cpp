@@ -1,16 +1,20 @@
 // libFuzzer target: the public C API with arbitrary descriptors. Built with ASan + UBSan (preset
-// asan); ctest fuzz_short runs it for 60 s, `make fuzz` for longer.
+// asan); ctest fuzz_short runs it for 45 s, `make fuzz` for longer.
 //
 // Each input becomes one sd_run call, and the same call again through a plan (sd_plan_create or
 // sd_plan_create_with: estimated, measured, or with hostile options, which must be refused),
 // which must agree with it exactly; some inputs first import the rest of their bytes as a wisdom
-// file after a valid header (refused, or taken: the results must not change). The call: op, order, layouts (the blocked
-// ones included), dtypes, ndim (3-5 and out of range, the two tensors' sometimes different), block (block_d too) and
-// threads from the full range of their types (out-of-range enums, zero, negative and huge values included); dims and
-// strides small, dense, padded, random, reversed (negative strides: data then points inside its buffer) or huge enough
-// to overflow; null data, and input and output in one overlapping buffer. Memory is real and exactly as large as each
-// tensor's span (so ASan sees any read or write outside it) whenever that span is at most 1 MiB; calls whose tensors
-// would need more are made only if they overflow 64 bits, since then no memory is touched.
+// file after a valid header (refused, or taken: the results must not change). A quarter of the
+// inputs (by their first byte, so the corpus keeps its meaning) run with the streaming switch
+// points at 0, so every plan the rule lets stream runs the kernels' streaming-store twins.
+// The call: op, order, layouts (the blocked ones included), dtypes, ndim (3-5 and out of range,
+// the two tensors' sometimes different), block (block_d too) and threads from the full range of
+// their types (out-of-range enums, zero, negative and huge values included); dims and strides
+// small, dense, padded, random, reversed (negative strides: data then points inside its buffer)
+// or huge enough to overflow; null data, and input and output in one overlapping buffer. Memory
+// is real and exactly as large as each tensor's span (so ASan sees any read or write outside it)
+// whenever that span is at most 1 MiB; calls whose tensors would need more are made only if they
+// overflow 64 bits, since then no memory is touched.
 //
 // What must hold, checked here with rules written from docs/SPEC.md section 5 (not the runtime's code):
 //   - the call returns, whatever the input (no crash, no sanitizer report, no hang);
@@ -18,6 +22,7 @@
 //   - an accepted call satisfied every rule, and its output, padding included, equals the
 //     independent reference's (tests/reference.cpp); the input is untouched;
 //   - a call that satisfies every rule, with real memory, is accepted.
+#include "runtime/switch_points.h"
 #include "spacedepth/spacedepth_c.h"
 #include "tests/reference.h"
 
@@ -28,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -284,7 +290,30 @@ void import_fuzzed_wisdom(const std::string &bytes) {
 
 }  // namespace
 
+// The streaming switch points at 0 for one input, the defaults back after it.
+class StreamingEverywhere {
+public:
+    explicit StreamingEverywhere(bool on) : saved_(spacedepth::detail::switch_points()) {
+        if (!on) return;
+        spacedepth::detail::SwitchPoints points = saved_;
+        points.stream_min_bytes = 0;
+        points.stream_parallel_min_bytes = 0;
+        spacedepth::detail::set_switch_points(points);
+        changed_ = true;
+    }
+    ~StreamingEverywhere() {
+        if (changed_) spacedepth::detail::set_switch_points(saved_);
+    }
+    StreamingEverywhere(const StreamingEverywhere &) = delete;
+    StreamingEverywhere &operator=(const StreamingEverywhere &) = delete;
+
+private:
+    spacedepth::detail::SwitchPoints saved_;
+    bool changed_ = false;
+};
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const StreamingEverywhere streaming(size > 0 && data[0] % 4 == 0);
     FuzzedDataProvider fdp(data, size);
     sd_wisdom_forget();
     if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {
@@ -415,7 +444,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bool hostile = false;
         if (how == 3) {
             options.flags = fdp.ConsumeIntegral<unsigned>();
-            const double limits[] = {-1, 0.0 / 0.0, 1.0 / 0.0, 60000.5, 1e300, fdp.ConsumeFloatingPoint<double>()};
+            const double limits[] = {
+                -1,    std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 60000.5,
+                1e300, fdp.ConsumeFloatingPoint<double>()};
             options.time_limit_ms = limits[fdp.ConsumeIntegralInRange<int>(0, 5)];
             hostile = options.flags > 1 || !(options.time_limit_ms >= 0 && options.time_limit_ms <= 60000);
         }

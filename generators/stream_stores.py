@@ -8,7 +8,7 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
     or more goes through a helper that stores non-temporally where the address is aligned to the
     vector's size. Where it is not (heads, tails and misaligned rows), LLVM would split an
     unaligned non-temporal vector store into 8-byte MOVNTIs, 4 per 32-byte vector: vectors of
-    32- and 64-bit lanes take them, narrower lanes store plainly (see helper()). Narrower
+    16-, 32- and 64-bit lanes take them, byte lanes store plainly (see helper()). Narrower
     vectors stay plain: they write part of a line, and a streaming store to part of a line costs
     a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
@@ -72,11 +72,12 @@ def output_tags(lines):
 
 
 def helper(name, vtype, vbytes, elem_bits, nt_node):
-    # Misaligned stores of 32- and 64-bit lanes also stream, as 8-byte MOVNTIs (LLVM's lowering of
-    # an unaligned non-temporal vector store): rows that do not start on a line (a C3 row of f32)
-    # then skip the read-for-ownership too. Narrower lanes store misaligned vectors plainly: their
-    # kernels are shuffle-bound, and the extracts cost more than the read-for-ownership saves.
-    misaligned = f", !nontemporal !{nt_node}" if elem_bits >= 32 else ""
+    # Misaligned stores of 16-, 32- and 64-bit lanes also stream, as 8-byte MOVNTIs (LLVM's
+    # lowering of an unaligned non-temporal vector store): rows that do not start on a line (a C3
+    # row of f32) then skip the read-for-ownership too. Byte lanes store misaligned vectors
+    # plainly: with MOVNTIs, D2S NCHW u8 ran 1.9-2.3x slower at 16 and 32 MiB (runtime/plan_cpu.cpp
+    # line_fill() keeps u8 kernels' misaligned rows plain).
+    misaligned = f", !nontemporal !{nt_node}" if elem_bits >= 16 else ""
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
             f"  %a = ptrtoint ptr %p to i64\n"
             f"  %m = and i64 %a, {vbytes - 1}\n"

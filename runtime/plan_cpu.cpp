@@ -300,9 +300,11 @@ LineFill line_fill(const KernelPlan &plan) {
     if (on_lines && !odd_pieces) return LineFill::kWholeLines;
     // Misaligned rows: measured with `make confirm-tuning` (2-core AMD EPYC, AVX-512, 16-64 MiB,
     // the matrix and the model shapes, 1 and 2 threads; times against the plain kernel). Kept:
-    // D2S NCHW f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12 and f16 C24, 0.61-0.97x; S2D NCHW f32
-    // C1/C3 b2 with runs of 4.6-5.7 KiB, 0.75-0.86x. Left out, each by the loss that names it:
-    //   u8 and u16 kernels, whose misaligned vectors store plainly: 1.6-3.4x (MOVNTIs for them);
+    // D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24 and u8 C1 (u16
+    // kernels), 0.52-0.97x; S2D NCHW f32 C1/C3 b2 with runs of 4.6-5.7 KiB, 0.75-0.86x. Left out,
+    // each by the loss that names it:
+    //   u8 kernels (their twins store misaligned vectors plainly; with MOVNTIs, D2S NCHW u8 C3
+    //   and C64 ran 1.9-2.3x at 16 and 32 MiB, though 0.72-0.75x at 64 MiB);
     //   pieces of a line in odd counts (NHWC CRD C3/C12, D2S NCHW CRD b3): 1.0-1.55x;
     //   more than 2 open rows unless there are at most 4 and their runs reach 4 KiB: each open
     //   row holds a partly written line (S2D NCHW f32 C3/C6, 4-9 rows of 2.2-2.4 KiB at 16 and
@@ -313,7 +315,7 @@ LineFill line_fill(const KernelPlan &plan) {
     constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048;
     const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
     const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
-    return plan.width >= 4 && !odd_pieces && few_open_rows && !long_row_copy ? LineFill::kMisalignedRows
+    return plan.width >= 2 && !odd_pieces && few_open_rows && !long_row_copy ? LineFill::kMisalignedRows
                                                                              : LineFill::kNo;
 }
 

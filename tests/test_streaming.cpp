@@ -54,9 +54,9 @@ TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
 }
 
 // The rule: past the switch point (serial plans' or parallel plans'), outputs whose rows start
-// on cache lines stream, and f32 rows that start inside lines; under it, strided, u8 rows inside
-// lines (their twin stores misaligned vectors plainly), or where the kernel has no twin, they do
-// not.
+// on cache lines stream, and f32 and f16 rows that start inside lines; under it, strided, u8
+// rows inside lines (their twin stores misaligned vectors plainly), or where the kernel has no
+// twin, they do not.
 TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = 1 << 20;
@@ -75,6 +75,7 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
         {DType::Float32, {1, 64, 32, 64}, false, false},  // 512 KiB
         {DType::Float32, {1, 64, 64, 64}, true, false},   // strided output: lines written in part
         {DType::Float32, {1, 60, 96, 99}, false, true},   // 792-byte rows, starting inside lines
+        {DType::Float16, {1, 60, 96, 99}, false, true},   // 396-byte f16 rows (8-byte MOVNTIs too)
         {DType::UInt8, {1, 60, 192, 99}, false, false},   // 198-byte u8 rows, starting inside lines
     };
     for (const Shape &s : shapes) {

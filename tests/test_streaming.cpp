@@ -97,6 +97,39 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     EXPECT_FALSE(streams(plan)) << plan;
 }
 
+// Rows that start inside lines stream only within the limits measured for them (runtime/plan_cpu.cpp
+// line_fill): not with 16 output rows open at once (S2D NCHW block 4), not as a row copy of
+// 2 KiB or more, but the same copy of shorter rows does.
+TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = 1 << 20;
+    const ScopedSwitchPoints scoped(points);
+    struct Call {
+        Params p;
+        Dims in;
+        bool want;
+    };
+    const Call calls[] = {
+        // 16 output planes written a 600-byte run at a time.
+        {{Op::SpaceToDepth, Block(4), Order::CRD, 1}, {1, 3, 600, 600}, false},
+        // Block 2x1: whole rows copied, 4,760 bytes each.
+        {{Op::SpaceToDepth, Block(2, 1), Order::CRD, 1}, {1, 12, 60, 1190}, false},
+        // The same with 1,200-byte rows.
+        {{Op::SpaceToDepth, Block(2, 1), Order::CRD, 1}, {1, 12, 240, 300}, true},
+    };
+    for (const Call &c : calls) {
+        TestTensor in = make_tensor(DType::Float32, Layout::NCHW, c.in);
+        const int64_t bh = c.p.block.h, bw = c.p.block.w;
+        const Dims space{c.in[0], c.in[1] * bh * bw, c.in[2] / bh, c.in[3] / bw};
+        TestTensor out = make_tensor(DType::Float32, Layout::NCHW, space);
+        const std::string plan = spacedepth::describe_call(c.p, in.tensor, out.tensor);
+        EXPECT_EQ(streams(plan), c.want && build_streams()) << plan;
+        fill_unique(in, 7);
+        ASSERT_TRUE(spacedepth::run(c.p, in.tensor, out.tensor).ok()) << plan;
+        EXPECT_EQ(compare(out, expected_output(c.p, in, out)), "") << plan;
+    }
+}
+
 // Random calls (every op, order, layout pair, width, block, strided views, 0-2 threads) with the
 // switch point at 0: every call the rule lets stream streams, and all match.
 TEST(Streaming, RandomCallsMatchTheReference) {

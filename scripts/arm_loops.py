@@ -41,6 +41,15 @@ KNOWN_SLOW = {
     ("short runs (NHWC S2D DCR u8 C3)", "cortex-a76"):
         "the mirror image, 2 ld3 + 6 zip + 2 st3 per 96 bytes (1.00x on Neoverse N1), same A57-model cost",
 }
+# The streaming twins: LLVM 22 lowers each 16-byte non-temporal store to STNP of the two d halves,
+# after a lane move (mov d, v.d[1]), and keeps the twin's alignment test (tst) beside it.
+_STNP_COST = ("each 16-byte streaming store is STNP of two d halves plus a lane move and an alignment "
+              "test, 3-4 instructions where the plain kernel has one STR/STP")
+KNOWN_SLOW.update({
+    ("run copy, streaming twin (NHWC DCR f32 C16)", "cortex-a76"): _STNP_COST,
+    ("deinterleave 2, streaming twin (NCHW S2D u8)", "neoverse-n1"): _STNP_COST,
+    ("deinterleave 2, streaming twin (NCHW S2D u8)", "cortex-a76"): _STNP_COST,
+})
 
 # (name, op, layout, order, dtype, block, input N,C,H,W, what its loop must contain)
 # Shapes are small (64 KiB-256 KiB) so qemu's log stays short, but long enough rows that the
@@ -65,6 +74,16 @@ PATTERNS = [
     ("NCHW_VECT_C D2S DCR (i8 C16)", "depth_to_space", "NCHW_VECT_C", "DCR", "int8", "2", (1, 64, 32, 32), None),
     ("NCHW_VECT_C S2D DCR (i8 C16)", "space_to_depth", "NCHW_VECT_C", "DCR", "int8", "2", (1, 16, 64, 64), None),
 ]
+# The streaming-store twins' loops (generators/stream_stores.py: STNP for the output's vector
+# stores). Their shapes are under the switch point, so a wisdom line made by MEASURE for the
+# shape, its stores field set to `stream`, makes the call run the twin.
+STREAM_PATTERNS = [
+    ("run copy, streaming twin (NHWC DCR f32 C16)", "depth_to_space", "NHWC", "DCR", "float32", "2", (1, 64, 32, 32), "stnp"),
+    # No STNP: LLVM's interleaved-access pass makes the shuffle and store one st2, and the
+    # non-temporal hint does not survive; this twin's loop is the plain kernel's.
+    ("interleave 2, streaming twin (NCHW D2S f32)", "depth_to_space", "NCHW", "DCR", "float32", "2", (1, 16, 64, 64), None),
+    ("deinterleave 2, streaming twin (NCHW S2D u8)", "space_to_depth", "NCHW", "DCR", "uint8", "2", (1, 4, 128, 128), "stnp"),
+]
 
 # The limit: what a copy compiles to on AArch64 (glibc's memcpy loop is ldp/stp of q pairs).
 COPY_LOOP = """.Lloop:
@@ -87,14 +106,35 @@ SCALAR_MEM = re.compile(r"^(ldrb|strb|ldrh|strh|ldurb|sturb|ldurh|sturh|ldrsb|ld
 SHUFFLE = re.compile(r"^(zip[12]|uzp[12]|trn[12]|tbl|tbx|ext|rev\d+|ins|dup|xtn2?|uzp)$")
 
 
-def run_logged(cli, pattern, log):
+def bench_command(cli, pattern):
     name, op, layout, order, dtype, block, shape, _ = pattern
-    cmd = QEMU + ["-d", "in_asm,exec,nochain", "-D", log, cli, "bench", "--op", op, "--layout", layout,
-                  "--order", order, "--dtype", dtype, "--block", block, "--threads", "1", "--rounds", "1",
-                  "--shape", *map(str, shape)]
+    return [cli, "bench", "--op", op, "--layout", layout, "--order", order, "--dtype", dtype, "--block", block,
+            "--threads", "1", "--rounds", "1", "--shape", *map(str, shape)]
+
+
+def run(cmd, name):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{name}: {' '.join(cmd)} failed: {r.stderr.strip()}")
+
+
+def run_logged(cli, pattern, log, wisdom=None):
+    """One call of the pattern under qemu's log; with `wisdom`, the plan that wisdom file names."""
+    extra = ["--wisdom", wisdom] if wisdom else []
+    run(QEMU + ["-d", "in_asm,exec,nochain", "-D", log] + bench_command(cli, pattern) + extra, pattern[0])
+
+
+def streaming_wisdom(cli, pattern, path):
+    """A wisdom file whose one plan for the pattern's call streams (MEASURE's plan, stores set to stream)."""
+    run(QEMU + bench_command(cli, pattern) + ["--measure", "--wisdom", path], pattern[0])
+    with open(path) as f:
+        lines = f.read().splitlines()
+    plans = [i for i, line in enumerate(lines) if line.startswith("plan ")]
+    if len(plans) != 1 or not lines[plans[0]].endswith(" plain"):
+        raise RuntimeError(f"{pattern[0]}: MEASURE wrote no single plain plan to {path}")
+    lines[plans[0]] = lines[plans[0]][:-len("plain")] + "stream"
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def parse_log(log):
@@ -173,6 +213,7 @@ def classify(body):
         "deinterleave": sum(1 for m in mnems if m in ("ld2", "ld3", "ld4") or m.startswith("uzp")),
         "shuffle": sum(1 for m in mnems if SHUFFLE.match(m) or m in ("st2", "st3", "st4", "ld2", "ld3", "ld4")),
         "stored": sum(stored_bytes(m, o) for _, m, o in body),
+        "stnp": sum(1 for m in mnems if m == "stnp"),
     }
 
 
@@ -218,16 +259,25 @@ def main():
         copy_stats = classify([(0, m, o) for m, o in
                                (l.strip().split(None, 1) for l in COPY_LOOP.splitlines()[1:])])
         copy_bpc = {cpu: copy_stats["stored"] / mca_cycles(COPY_LOOP, cpu, tmp) for cpu in CPUS} if args.mca else {}
-        for pattern in PATTERNS:
+        for pattern in PATTERNS + STREAM_PATTERNS:
             name, expect = pattern[0], pattern[7]
             log = os.path.join(tmp, "qemu.log")
-            run_logged(args.cli, pattern, log)
+            wisdom = None
+            if pattern in STREAM_PATTERNS:
+                wisdom = os.path.join(tmp, "wisdom.txt")
+                streaming_wisdom(args.cli, pattern, wisdom)
+            run_logged(args.cli, pattern, log, wisdom)
             found = hot_loop(*parse_log(log))
             os.remove(log)
+            if wisdom:
+                os.remove(wisdom)
             if found is None:
                 failures.append(f"{name}: no loop found in the kernel")
                 continue
             symbol, execs, body = found
+            if wisdom and "_stream" not in symbol:
+                failures.append(f"{name}: the hottest loop is in {symbol}, not a streaming twin")
+                continue
             c = classify(body)
             source = as_mca_source(body)
             if args.keep:

@@ -76,7 +76,7 @@ def helper(name, vtype, vbytes, elem_bits, nt_node):
     # lowering of an unaligned non-temporal vector store): rows that do not start on a line (a C3
     # row of f32) then skip the read-for-ownership too. Byte lanes store misaligned vectors
     # plainly: with MOVNTIs, D2S NCHW u8 ran 1.9-2.3x slower at 16 and 32 MiB (runtime/plan_cpu.cpp
-    # line_fill() keeps u8 kernels' misaligned rows plain).
+    # lines_stream_well() keeps u8 kernels' misaligned rows plain).
     misaligned = f", !nontemporal !{nt_node}" if elem_bits >= 16 else ""
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
             f"  %a = ptrtoint ptr %p to i64\n"

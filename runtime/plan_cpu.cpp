@@ -252,18 +252,17 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
     }
 }
 
-// How the twin's stores would fill the output's 64-byte lines (generators/stream_stores.py):
-// kWholeLines where every run of the output starts and ends on a line (the output one dense block
-// written by one kernel call per executor step, every dim that steps a line or more stepping
+// Whether the twin's stores fill the output's 64-byte lines well enough to stream
+// (generators/stream_stores.py): where every run of the output starts and ends on a line (the
+// output one dense block written by one kernel call per executor step, every dim that steps a
+// line or more stepping
 // whole lines, no line split into an odd count of pieces: S2D NHWC CRD f32 C3, whose pixels are 3
-// pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines); kMisalignedRows where the
-// output is dense, its rows do not start on a line (a C3 row of f32), and the twin's 8-byte
-// MOVNTIs measured faster than the plain kernel; kNo otherwise (holes, fragments, the rest).
-enum class LineFill { kNo, kWholeLines, kMisalignedRows };
-
-LineFill line_fill(const KernelPlan &plan) {
+// pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines), or where the output is
+// dense, its rows do not start on a line (a C3 row of f32), and the twin's 8-byte MOVNTIs
+// measured faster than the plain kernel; not otherwise (holes, fragments, the rest).
+bool lines_stream_well(const KernelPlan &plan) {
     constexpr int64_t kLineBytes = 64;
-    if (plan.fragments.size() > 1) return LineFill::kNo;
+    if (plan.fragments.size() > 1) return false;
     SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent), loop order
     for (const ViewDim &d : plan.kernel_dims) dims.push_back({d.out_stride, d.extent});
     for (const LoopDim &d : plan.loop_dims) dims.push_back({d.out_stride, d.extent});
@@ -291,13 +290,13 @@ LineFill line_fill(const KernelPlan &plan) {
     bool on_lines = true, odd_pieces = false;
     for (const auto &[stride, extent] : dims) {
         if (extent == 1) continue;
-        if (stride != dense) return LineFill::kNo;
+        if (stride != dense) return false;
         if (stride * plan.width >= kLineBytes && stride * plan.width % kLineBytes != 0) on_lines = false;
         // Pieces of a line in odd counts (a C3 pixel's 3 channels): the vectors overlap.
         if (extent * stride * plan.width < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
         dense *= extent;
     }
-    if (on_lines && !odd_pieces) return LineFill::kWholeLines;
+    if (on_lines && !odd_pieces) return true;
     // Misaligned rows: measured with `make confirm-tuning` (2-core AMD EPYC, AVX-512, 16-64 MiB,
     // the matrix and the model shapes, 1 and 2 threads; times against the plain kernel). Kept:
     // D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24 and u8 C1 (u16
@@ -315,8 +314,7 @@ LineFill line_fill(const KernelPlan &plan) {
     constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048;
     const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
     const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
-    return plan.width >= 2 && !odd_pieces && few_open_rows && !long_row_copy ? LineFill::kMisalignedRows
-                                                                             : LineFill::kNo;
+    return plan.width >= 2 && !odd_pieces && few_open_rows && !long_row_copy;
 }
 
 // Streaming stores: past the last-level cache (stream_min_bytes for serial plans,
@@ -324,7 +322,7 @@ LineFill line_fill(const KernelPlan &plan) {
 // has the measurements), a streaming store skips the read-for-ownership of each output line,
 // which a plain store pays (2-core AMD EPYC, 64 MiB: a streaming copy 1.31-1.48x memcpy); in
 // cache it evicts the output the caller is about to read (128 KiB: 0.62x). Only where the kernel
-// has a streaming twin (x86 and ARM64: generators/stream_stores.py) and line_fill() allows it.
+// has a streaming twin (x86 and ARM64: generators/stream_stores.py) and lines_stream_well().
 void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const RegisteredKernel *kernel = find_kernel(Device::Host, plan->family, plan->width);
     const bool has_twin = kernel != nullptr && kernel->stream != nullptr;
@@ -332,7 +330,7 @@ void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanCh
         plan->stream = choice->stream && has_twin;
     } else {
         const int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
-        plan->stream = has_twin && p.bytes >= min_bytes && line_fill(*plan) != LineFill::kNo;
+        plan->stream = has_twin && p.bytes >= min_bytes && lines_stream_well(*plan);
     }
 }
 

@@ -97,9 +97,9 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     EXPECT_FALSE(streams(plan)) << plan;
 }
 
-// Rows that start inside lines stream only within the limits measured for them (runtime/plan_cpu.cpp
-// line_fill): not with 16 output rows open at once (S2D NCHW block 4), not as a row copy of
-// 2 KiB or more, but the same copy of shorter rows does.
+// Rows that start inside lines stream only within the limits measured for them
+// (runtime/plan_cpu.cpp lines_stream_well): not with 16 output rows open at once (S2D NCHW block
+// 4), not as a row copy of 2 KiB or more, but the same copy of shorter rows does.
 TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = 1 << 20;

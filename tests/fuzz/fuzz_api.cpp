@@ -22,8 +22,8 @@
 //   - an accepted call satisfied every rule, and its output, padding included, equals the
 //     independent reference's (tests/reference.cpp); the input is untouched;
 //   - a call that satisfies every rule, with real memory, is accepted.
-#include "runtime/switch_points.h"
 #include "spacedepth/spacedepth_c.h"
+#include "tests/harness.h"
 #include "tests/reference.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -35,6 +35,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -290,30 +291,17 @@ void import_fuzzed_wisdom(const std::string &bytes) {
 
 }  // namespace
 
-// The streaming switch points at 0 for one input, the defaults back after it.
-class StreamingEverywhere {
-public:
-    explicit StreamingEverywhere(bool on) : saved_(spacedepth::detail::switch_points()) {
-        if (!on) return;
-        spacedepth::detail::SwitchPoints points = saved_;
-        points.stream_min_bytes = 0;
-        points.stream_parallel_min_bytes = 0;
-        spacedepth::detail::set_switch_points(points);
-        changed_ = true;
-    }
-    ~StreamingEverywhere() {
-        if (changed_) spacedepth::detail::set_switch_points(saved_);
-    }
-    StreamingEverywhere(const StreamingEverywhere &) = delete;
-    StreamingEverywhere &operator=(const StreamingEverywhere &) = delete;
-
-private:
-    spacedepth::detail::SwitchPoints saved_;
-    bool changed_ = false;
-};
+// The streaming switch points at 0: every plan the rule lets stream runs the twins.
+spacedepth::detail::SwitchPoints streaming_everywhere() {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = 0;
+    points.stream_parallel_min_bytes = 0;
+    return points;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const StreamingEverywhere streaming(size > 0 && data[0] % 4 == 0);
+    std::optional<testing_support::ScopedSwitchPoints> streaming;
+    if (size > 0 && data[0] % 4 == 0) streaming.emplace(streaming_everywhere());
     FuzzedDataProvider fdp(data, size);
     sd_wisdom_forget();
     if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {

@@ -6,11 +6,10 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
 
   * every vector store into the buffer `output` (its TBAA type chain reaches "output") of 16 bytes
     or more goes through a helper that stores non-temporally where the address is aligned to the
-    vector's size. Where it is not (heads, tails and misaligned rows), LLVM would split an
-    unaligned non-temporal vector store into 8-byte MOVNTIs, 4 per 32-byte vector: vectors of
-    16-, 32- and 64-bit lanes take them, byte lanes store plainly (see helper()). Narrower
-    vectors stay plain: they write part of a line, and a streaming store to part of a line costs
-    a partial write-combining flush;
+    vector's size. Where it is not (heads, tails and misaligned rows) but on an 8-byte word,
+    LLVM splits the non-temporal store into 8-byte MOVNTIs, 4 per 32-byte vector; off a word it
+    stores plainly (see helper()). Narrower vectors stay plain: they write part of a line, and a
+    streaming store to part of a line costs a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
     pipeline and each parallel task body, so every worker's stores are fenced before its task
     completes and the call returns. AArch64's STNP needs no fence (its stores are ordered like
@@ -71,23 +70,31 @@ def output_tags(lines):
     return tags, max((int(k) for k in meta), default=0)
 
 
-def helper(name, vtype, vbytes, elem_bits, nt_node):
-    # Misaligned stores of 16-, 32- and 64-bit lanes also stream, as 8-byte MOVNTIs (LLVM's
-    # lowering of an unaligned non-temporal vector store): rows that do not start on a line (a C3
-    # row of f32) then skip the read-for-ownership too. Byte lanes store misaligned vectors
-    # plainly: with MOVNTIs, D2S NCHW u8 ran 1.9-2.3x slower at 16 and 32 MiB (runtime/plan_cpu.cpp
-    # lines_stream_well() keeps u8 kernels' misaligned rows plain).
-    misaligned = f", !nontemporal !{nt_node}" if elem_bits >= 16 else ""
+def helper(name, vtype, vbytes, nt_node):
+    # Vectors off a vector boundary stream too where they start on an 8-byte word, as 8-byte
+    # MOVNTIs (LLVM's lowering of a non-temporal store aligned below the vector): rows that do
+    # not start on a line (a C3 row of f32) then skip the read-for-ownership as well. Off a word
+    # they store plainly: there MOVNTIs ran 1.6-2.1x slower than plain stores (D2S NCHW u8 rows
+    # of 724, 2,364 and 16,380 bytes, 16-64 MiB, AMD EPYC), while rows of 3,344, 4,728 and
+    # 16,376 bytes ran 0.7-0.8x. runtime/plan_cpu.cpp streams rows that start inside lines only
+    # where they start on words.
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
             f"  %a = ptrtoint ptr %p to i64\n"
             f"  %m = and i64 %a, {vbytes - 1}\n"
             f"  %aligned = icmp eq i64 %m, 0\n"
-            f"  br i1 %aligned, label %stream, label %misaligned\n"
+            f"  br i1 %aligned, label %stream, label %unaligned\n"
             f"stream:\n"
             f"  store {vtype} %v, ptr %p, align {vbytes}, !nontemporal !{nt_node}\n"
             f"  ret void\n"
-            f"misaligned:\n"
-            f"  store {vtype} %v, ptr %p, align 1{misaligned}\n"
+            f"unaligned:\n"
+            f"  %w = and i64 %a, 7\n"
+            f"  %on_word = icmp eq i64 %w, 0\n"
+            f"  br i1 %on_word, label %words, label %plain\n"
+            f"words:\n"
+            f"  store {vtype} %v, ptr %p, align 8, !nontemporal !{nt_node}\n"
+            f"  ret void\n"
+            f"plain:\n"
+            f"  store {vtype} %v, ptr %p, align 1\n"
             f"  ret void\n"
             f"}}\n")
 
@@ -110,7 +117,7 @@ def rewrite(text, kernel, x86):
             if vbytes >= 16 and vbytes & (vbytes - 1) == 0:
                 vtype = f"<{lanes} x {elem}>"
                 name = f"spacedepth.stream.v{lanes}{elem}"
-                helpers[name] = helper(name, vtype, vbytes, element_bits(elem), nt_node)
+                helpers[name] = helper(name, vtype, vbytes, nt_node)
                 line = f"{m.group(1)}call void @{name}({vtype} {m.group(4)}, ptr {m.group(5)})"
                 func_streams = True
                 streamed += 1

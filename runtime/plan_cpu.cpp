@@ -255,13 +255,13 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
 // Whether the twin's stores fill the output's 64-byte lines well enough to stream
 // (generators/stream_stores.py): where every run of the output starts and ends on a line (the
 // output one dense block written by one kernel call per executor step, every dim that steps a
-// line or more stepping
-// whole lines, no line split into an odd count of pieces: S2D NHWC CRD f32 C3, whose pixels are 3
-// pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines), or where the output is
-// dense, its rows do not start on a line (a C3 row of f32), and the twin's 8-byte MOVNTIs
-// measured faster than the plain kernel; not otherwise (holes, fragments, the rest).
+// line or more stepping whole lines, no line split into an odd count of pieces: S2D NHWC CRD f32
+// C3, whose pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines),
+// or where the output is dense, its rows do not start on a line (a C3 row of f32) but on an
+// 8-byte word, and the twin's 8-byte MOVNTIs measured faster than the plain kernel; not otherwise
+// (holes, fragments, rows off words, the rest).
 bool lines_stream_well(const KernelPlan &plan) {
-    constexpr int64_t kLineBytes = 64;
+    constexpr int64_t kLineBytes = 64, kWordBytes = 8;
     if (plan.fragments.size() > 1) return false;
     SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent), loop order
     for (const ViewDim &d : plan.kernel_dims) dims.push_back({d.out_stride, d.extent});
@@ -287,34 +287,39 @@ bool lines_stream_well(const KernelPlan &plan) {
     const int64_t run_bytes = run * plan.width;
     std::sort(dims.begin(), dims.end());
     int64_t dense = 1;
-    bool on_lines = true, odd_pieces = false;
+    bool on_lines = true, on_words = true, odd_pieces = false;
     for (const auto &[stride, extent] : dims) {
         if (extent == 1) continue;
         if (stride != dense) return false;
         if (stride * plan.width >= kLineBytes && stride * plan.width % kLineBytes != 0) on_lines = false;
+        if (stride * plan.width >= kLineBytes && stride * plan.width % kWordBytes != 0) on_words = false;
         // Pieces of a line in odd counts (a C3 pixel's 3 channels): the vectors overlap.
         if (extent * stride * plan.width < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
         dense *= extent;
     }
     if (on_lines && !odd_pieces) return true;
-    // Misaligned rows: measured with `make confirm-tuning` (2-core AMD EPYC, AVX-512, 16-64 MiB,
-    // the matrix and the model shapes, 1 and 2 threads; times against the plain kernel). Kept:
-    // D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24 and u8 C1 (u16
-    // kernels), 0.52-0.97x; S2D NCHW f32 C1/C3 b2 with runs of 4.6-5.7 KiB, 0.75-0.86x. Left out,
-    // each by the loss that names it:
-    //   u8 kernels (their twins store misaligned vectors plainly; with MOVNTIs, D2S NCHW u8 C3
-    //   and C64 ran 1.9-2.3x at 16 and 32 MiB, though 0.72-0.75x at 64 MiB);
-    //   pieces of a line in odd counts (NHWC CRD C3/C12, D2S NCHW CRD b3): 1.0-1.55x;
+    // Rows that start inside lines stream where the twin's vectors there start on 8-byte words
+    // (its MOVNTIs: off a word it stores plainly, generators/stream_stores.py). Measured with
+    // `make confirm-tuning` and paired runs of the harness's switch_points rows (2-core AMD EPYC,
+    // AVX-512, 16-64 MiB, the matrix and the model shapes, 1 and 2 threads; times against the
+    // plain kernel). Kept: D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24
+    // and u8 C1 (u16 kernels), 0.52-0.97x; S2D NCHW f32 C1/C3 b2 with runs of 4.6-5.7 KiB,
+    // 0.75-0.86x; D2S NCHW u8 C3 (rows of 3,344 and 4,728 bytes, 32 and 64 MiB), 0.69-0.80x.
+    // Left out, each by the loss that names it:
+    //   rows off words (D2S NCHW u8 C3/C64 rows of 724, 2,364 and 16,380 bytes: 1.6-2.1x when their
+    //   vectors were MOVNTIs; the twin now stores them plainly, so streaming gains nothing);
+    //   pieces of a line in odd counts (NHWC CRD C3/C12, D2S NCHW CRD b3, NHWC DCR u8 C3 as
+    //   6-byte pieces: 1.0-2.5x; NHWC DCR f32 C3 as 24-byte pieces ran 1.10x at 16 MiB, though
+    //   0.78-0.91x at 32 and 64 MiB);
     //   more than 2 open rows unless there are at most 4 and their runs reach 4 KiB: each open
-    //   row holds a partly written line (S2D NCHW f32 C3/C6, 4-9 rows of 2.2-2.4 KiB at 16 and
-    //   32 MiB: 1.96-2.38x; of 3.1-3.3 KiB at 64 MiB: 0.92-1.0x; D2S NHWC DCR f32 C27 b3, 3 rows
-    //   of 324 B: 2.22x; S2D NCHW DCR f32 C48 b2, 4 of 1180 B: 1.81x);
-    //   row copies of >= 2 KiB (S2D NCHW CRD f32 C12 b2x1, 4728 B: 1.34x): a plain copy loop
-    //   outruns one 8-byte MOVNTI a cycle.
+    //   row holds a partly written line (S2D NCHW f32 C3 b3 and b2x3, 6-9 rows of 1.6-3.2 KiB,
+    //   and C6 b2, 4 rows of 1.7 KiB: 1.15-1.17x at 16 MiB, though 0.80-0.97x at 64 MiB);
+    //   row copies of >= 2 KiB (S2D NCHW CRD f32 C12 b2x1, 4728 B: 1.31-1.34x): a plain copy
+    //   loop outruns one 8-byte MOVNTI a cycle.
     constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048;
     const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
     const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
-    return plan.width >= 2 && !odd_pieces && few_open_rows && !long_row_copy;
+    return on_words && !odd_pieces && few_open_rows && !long_row_copy;
 }
 
 // Streaming stores: past the last-level cache (stream_min_bytes for serial plans,

@@ -1,6 +1,6 @@
 // Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
 // takes them past stream_min_bytes for dense outputs written in whole lines, or in rows that start
-// inside lines where the twin's MOVNTIs measured faster, and never otherwise; every
+// inside lines on 8-byte words where the twin's MOVNTIs measured faster, and never otherwise; every
 // streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
 // and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
 // reach the twins (correctness does not depend on the size; the benchmark measures that).
@@ -54,8 +54,8 @@ TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
 }
 
 // The rule: past the switch point (serial plans' or parallel plans'), outputs whose rows start
-// on cache lines stream, and f32 and f16 rows that start inside lines; under it, strided, u8
-// rows inside lines (their twin stores misaligned vectors plainly), or where the kernel has no
+// on cache lines stream, and rows that start inside lines but on 8-byte words; under it,
+// strided, rows off words (the twin stores those vectors plainly), or where the kernel has no
 // twin, they do not.
 TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
@@ -75,8 +75,10 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
         {DType::Float32, {1, 64, 32, 64}, false, false},  // 512 KiB
         {DType::Float32, {1, 64, 64, 64}, true, false},   // strided output: lines written in part
         {DType::Float32, {1, 60, 96, 99}, false, true},   // 792-byte rows, starting inside lines
-        {DType::Float16, {1, 60, 96, 99}, false, true},   // 396-byte f16 rows (8-byte MOVNTIs too)
-        {DType::UInt8, {1, 60, 192, 99}, false, false},   // 198-byte u8 rows, starting inside lines
+        {DType::Float16, {1, 60, 96, 100}, false, true},  // 400-byte f16 rows (8-byte MOVNTIs too)
+        {DType::Float16, {1, 60, 96, 99}, false, false},  // 396-byte rows: every other one off a word
+        {DType::UInt8, {1, 60, 192, 100}, false, true},   // 200-byte u8 rows, on words
+        {DType::UInt8, {1, 60, 192, 99}, false, false},   // 198-byte u8 rows, off words
     };
     for (const Shape &s : shapes) {
         TestTensor in = make_tensor(s.dtype, Layout::NCHW, s.deep);
@@ -152,9 +154,9 @@ TEST(Streaming, RandomCallsMatchTheReference) {
 }
 
 // Both tensors at every offset from 0 to 67 bytes of a 64-byte-aligned block (the twin's stores
-// are streaming where a vector lands aligned, elsewhere plain for u8 and 8-byte MOVNTIs for f32),
-// 1 and 2 threads, u8 and f32
-// (f32 at offsets of whole elements): the output matches, and no byte around it is touched.
+// are streaming where a vector lands aligned, 8-byte MOVNTIs where it lands on a word, plain
+// elsewhere), 1 and 2 threads, u8 and f32 (f32 at offsets of whole elements): the output
+// matches, and no byte around it is touched.
 TEST(Streaming, OddAlignmentsOfBothTensors) {
     const ScopedSwitchPoints scoped(streaming_everywhere());
     for (DType dtype : {DType::UInt8, DType::Float32}) {

@@ -291,10 +291,13 @@ bool lines_stream_well(const KernelPlan &plan) {
     for (const auto &[stride, extent] : dims) {
         if (extent == 1) continue;
         if (stride != dense) return false;
-        if (stride * plan.width >= kLineBytes && stride * plan.width % kLineBytes != 0) on_lines = false;
-        if (stride * plan.width >= kLineBytes && stride * plan.width % kWordBytes != 0) on_words = false;
+        const int64_t step_bytes = stride * plan.width;
+        if (step_bytes >= kLineBytes) {
+            on_lines = on_lines && step_bytes % kLineBytes == 0;
+            on_words = on_words && step_bytes % kWordBytes == 0;
+        }
         // Pieces of a line in odd counts (a C3 pixel's 3 channels): the vectors overlap.
-        if (extent * stride * plan.width < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
+        if (extent * step_bytes < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
         dense *= extent;
     }
     if (on_lines && !odd_pieces) return true;

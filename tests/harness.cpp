@@ -379,4 +379,11 @@ sd_params as_c(const spacedepth::Params &p, int ndim) {
             rank == 3 ? block[0] : 0};
 }
 
+spacedepth::detail::SwitchPoints streaming_everywhere() {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = 0;
+    points.stream_parallel_min_bytes = 0;
+    return points;
+}
+
 }  // namespace testing_support

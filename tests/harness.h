@@ -86,6 +86,10 @@ struct RandomCall {
 };
 RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_blocks, int rank = 0);
 
+// The runtime's switch points with the streaming ones at 0: every plan the rule lets stream runs
+// the kernels' streaming-store twins, whatever its size.
+spacedepth::detail::SwitchPoints streaming_everywhere();
+
 // The runtime's switch points set for a scope (tests reaching other kernel variants), restored after.
 class ScopedSwitchPoints {
 public:

@@ -81,10 +81,7 @@ TEST(Concurrency, ManyCallersWhileTheThreadCountChanges) { many_callers_while_th
 // The same with every call whose lines are written whole on the streaming-store twins: each
 // worker's streaming stores are fenced before its task ends (generators/stream_stores.py).
 TEST(Concurrency, StreamingCallersWhileTheThreadCountChanges) {
-    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
-    points.stream_min_bytes = 0;
-    points.stream_parallel_min_bytes = 0;
-    const ScopedSwitchPoints scoped(points);
+    const ScopedSwitchPoints scoped(streaming_everywhere());
     many_callers_while_the_thread_count_changes();
 }
 

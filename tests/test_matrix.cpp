@@ -103,10 +103,8 @@ TEST_P(Matrix, MatchesReferenceWithoutSmallKernel) {
 }
 
 TEST_P(Matrix, MatchesReferenceStreaming) {
-    spacedepth::detail::SwitchPoints streaming = spacedepth::detail::switch_points();
+    spacedepth::detail::SwitchPoints streaming = streaming_everywhere();
     streaming.small_max_bytes = 0;
-    streaming.stream_min_bytes = 0;
-    streaming.stream_parallel_min_bytes = 0;
     const ScopedSwitchPoints scoped(streaming);
     run_cell(GetParam());
 }

@@ -26,11 +26,10 @@ bool build_streams() {
 
 bool streams(const std::string &plan) { return plan.find("streaming stores") != std::string::npos; }
 
-spacedepth::detail::SwitchPoints streaming_everywhere() {
-    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+// Streaming from any size, and the small family off, so small tensors reach the twins.
+spacedepth::detail::SwitchPoints streaming_at_any_size() {
+    spacedepth::detail::SwitchPoints points = streaming_everywhere();
     points.small_max_bytes = 0;
-    points.stream_min_bytes = 0;
-    points.stream_parallel_min_bytes = 0;
     return points;
 }
 
@@ -135,7 +134,7 @@ TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
 // Random calls (every op, order, layout pair, width, block, strided views, 0-2 threads) with the
 // switch point at 0: every call the rule lets stream streams, and all match.
 TEST(Streaming, RandomCallsMatchTheReference) {
-    const ScopedSwitchPoints scoped(streaming_everywhere());
+    const ScopedSwitchPoints scoped(streaming_at_any_size());
     std::mt19937_64 rng(41);
     int streamed = 0;
     for (int i = 0; i < 300; i++) {
@@ -158,7 +157,7 @@ TEST(Streaming, RandomCallsMatchTheReference) {
 // elsewhere), 1 and 2 threads, u8 and f32 (f32 at offsets of whole elements): the output
 // matches, and no byte around it is touched.
 TEST(Streaming, OddAlignmentsOfBothTensors) {
-    const ScopedSwitchPoints scoped(streaming_everywhere());
+    const ScopedSwitchPoints scoped(streaming_at_any_size());
     for (DType dtype : {DType::UInt8, DType::Float32}) {
         const int64_t size = dtype == DType::UInt8 ? 1 : 4;
         for (int threads : {1, 2}) {
@@ -194,7 +193,7 @@ TEST(Streaming, OddAlignmentsOfBothTensors) {
 // The plan's choice as the wisdom keeps it ("stream" after the loop order) and reads it back; a
 // line of the format before streaming (no stores field) reads as plain stores.
 TEST(Streaming, WisdomKeepsTheChoice) {
-    const ScopedSwitchPoints scoped(streaming_everywhere());
+    const ScopedSwitchPoints scoped(streaming_at_any_size());
     spacedepth::forget_wisdom();
     const Params p{Op::DepthToSpace, Block(2), Order::DCR, 1};
     TestTensor in = make_tensor(DType::Float32, Layout::NCHW, {1, 32, 24, 40});

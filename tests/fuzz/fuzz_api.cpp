@@ -291,17 +291,9 @@ void import_fuzzed_wisdom(const std::string &bytes) {
 
 }  // namespace
 
-// The streaming switch points at 0: every plan the rule lets stream runs the twins.
-spacedepth::detail::SwitchPoints streaming_everywhere() {
-    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
-    points.stream_min_bytes = 0;
-    points.stream_parallel_min_bytes = 0;
-    return points;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::optional<testing_support::ScopedSwitchPoints> streaming;
-    if (size > 0 && data[0] % 4 == 0) streaming.emplace(streaming_everywhere());
+    if (size > 0 && data[0] % 4 == 0) streaming.emplace(testing_support::streaming_everywhere());
     FuzzedDataProvider fdp(data, size);
     sd_wisdom_forget();
     if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {

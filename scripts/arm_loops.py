@@ -125,13 +125,17 @@ def run_logged(cli, pattern, log, wisdom=None):
 
 
 def streaming_wisdom(cli, pattern, path):
-    """A wisdom file whose one plan for the pattern's call streams (MEASURE's plan, stores set to stream)."""
-    run(QEMU + bench_command(cli, pattern) + ["--measure", "--wisdom", path], pattern[0])
+    """A wisdom file whose one plan for the pattern's call streams (MEASURE's plan, stores set to stream).
+
+    MEASURE records a plan only when it has timed its candidates within its time limit; under
+    qemu on a loaded machine (ctest -j) the default 5 ms did not always suffice, so it gets 500."""
+    run(QEMU + bench_command(cli, pattern) + ["--measure", "--time-limit", "500", "--wisdom", path], pattern[0])
     with open(path) as f:
         lines = f.read().splitlines()
     plans = [i for i, line in enumerate(lines) if line.startswith("plan ")]
     if len(plans) != 1 or not lines[plans[0]].endswith(" plain"):
-        raise RuntimeError(f"{pattern[0]}: MEASURE wrote no single plain plan to {path}")
+        raise RuntimeError(f"{pattern[0]}: MEASURE wrote no single plain plan to {path} "
+                           f"({len(plans)} plan lines: it records none when it could not time the candidates)")
     lines[plans[0]] = lines[plans[0]][:-len("plain")] + "stream"
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -252,17 +252,23 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
     }
 }
 
-// Whether the twin's stores fill the output's 64-byte lines well enough to stream
-// (generators/stream_stores.py): where every run of the output starts and ends on a line (the
-// output one dense block written by one kernel call per executor step, every dim that steps a
-// line or more stepping whole lines, no line split into an odd count of pieces: S2D NHWC CRD f32
-// C3, whose pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines),
-// or where the output is dense, its rows do not start on a line (a C3 row of f32) but on an
-// 8-byte word, and the twin's 8-byte MOVNTIs measured faster than the plain kernel; not otherwise
-// (holes, fragments, rows off words, the rest).
-bool lines_stream_well(const KernelPlan &plan) {
+// How well the twin's stores fill the output's 64-byte lines (generators/stream_stores.py), which
+// decides from what size a plan streams.
+//   Whole: every run of the output starts and ends on a line (the output one dense block written
+//   by one kernel call per executor step, every dim that steps a line or more stepping whole
+//   lines, no line split into an odd count of pieces), or the output is dense and its rows start
+//   inside lines (a C3 row of f32) but on 8-byte words, within the limits measured below; these
+//   stream past stream_min_bytes.
+//   Partial: dense rows on words that leave lines partly written across many open rows, or split
+//   lines into odd counts of pieces that are copied runs of 24 bytes or more; these gain only
+//   further past the cache, so they stream past stream_partial_min_bytes.
+//   Never: holes, fragments, rows off words, gathered odd pieces (S2D NHWC CRD f32 C3, whose
+//   pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines).
+enum class LineFit { Whole, Partial, Never };
+
+LineFit line_fit(const KernelPlan &plan) {
     constexpr int64_t kLineBytes = 64, kWordBytes = 8;
-    if (plan.fragments.size() > 1) return false;
+    if (plan.fragments.size() > 1) return LineFit::Never;
     SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent), loop order
     for (const ViewDim &d : plan.kernel_dims) dims.push_back({d.out_stride, d.extent});
     for (const LoopDim &d : plan.loop_dims) dims.push_back({d.out_stride, d.extent});
@@ -290,7 +296,7 @@ bool lines_stream_well(const KernelPlan &plan) {
     bool on_lines = true, on_words = true, odd_pieces = false;
     for (const auto &[stride, extent] : dims) {
         if (extent == 1) continue;
-        if (stride != dense) return false;
+        if (stride != dense) return LineFit::Never;
         const int64_t step_bytes = stride * plan.width;
         if (step_bytes >= kLineBytes) {
             on_lines = on_lines && step_bytes % kLineBytes == 0;
@@ -300,29 +306,36 @@ bool lines_stream_well(const KernelPlan &plan) {
         if (extent * step_bytes < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
         dense *= extent;
     }
-    if (on_lines && !odd_pieces) return true;
+    if (on_lines && !odd_pieces) return LineFit::Whole;
     // Rows that start inside lines stream where the twin's vectors there start on 8-byte words
     // (its MOVNTIs: off a word it stores plainly, generators/stream_stores.py). Measured with
     // `make confirm-tuning` and paired runs of the harness's switch_points rows (2-core AMD EPYC,
     // AVX-512, 16-64 MiB, the matrix and the model shapes, 1 and 2 threads; times against the
-    // plain kernel). Kept: D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24
+    // plain kernel). Whole: D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24
     // and u8 C1 (u16 kernels), 0.52-0.97x; S2D NCHW f32 C1/C3 b2 with runs of 4.6-5.7 KiB,
     // 0.75-0.86x; D2S NCHW u8 C3 (rows of 3,344 and 4,728 bytes, 32 and 64 MiB), 0.69-0.80x.
-    // Left out, each by the loss that names it:
-    //   rows off words (D2S NCHW u8 C3/C64 rows of 724, 2,364 and 16,380 bytes: 1.6-2.1x when their
-    //   vectors were MOVNTIs; the twin now stores them plainly, so streaming gains nothing);
-    //   pieces of a line in odd counts (NHWC CRD C3/C12, D2S NCHW CRD b3, NHWC DCR u8 C3 as
-    //   6-byte pieces: 1.0-2.5x; NHWC DCR f32 C3 as 24-byte pieces ran 1.10x at 16 MiB, though
-    //   0.78-0.91x at 32 and 64 MiB);
+    // Partial, each by the loss under 16 MiB that keeps it to stream_partial_min_bytes
+    // (schedules/tunables.json has the runs; at 64 MiB the 10 such rows of the matrix and the
+    // model shapes ran 0.82-1.03x on 1 thread, 0.73-0.92x on 2):
     //   more than 2 open rows unless there are at most 4 and their runs reach 4 KiB: each open
     //   row holds a partly written line (S2D NCHW f32 C3 b3 and b2x3, 6-9 rows of 1.6-3.2 KiB,
-    //   and C6 b2, 4 rows of 1.7 KiB: 1.15-1.17x at 16 MiB, though 0.80-0.97x at 64 MiB);
+    //   and C6 b2, 4 rows of 1.7 KiB: 1.06-1.22x at 16 MiB, 0.79-0.95x at 64 MiB);
+    //   pieces of a line in odd counts copied as runs of 24 bytes or more (NHWC DCR f32 C3 as
+    //   24-byte pieces: 0.90-1.19x at 16 MiB, 0.79-1.05x at 64 MiB).
+    // Never:
+    //   rows off words (D2S NCHW u8 C3/C64 rows of 724, 2,364 and 16,380 bytes: 1.6-2.1x when their
+    //   vectors were MOVNTIs; the twin now stores them plainly, so streaming gains nothing);
+    //   odd pieces gathered or copied in runs under 24 bytes (at 64 MiB, 1 thread: u8 and u16
+    //   NHWC C3/C6/C12 1.6-3.4x, NHWC CRD f32 C3/C12 0.90-1.58x, D2S NCHW CRD f32 b3 0.96-1.07x);
     //   row copies of >= 2 KiB (S2D NCHW CRD f32 C12 b2x1, 4728 B: 1.31-1.34x): a plain copy
     //   loop outruns one 8-byte MOVNTI a cycle.
-    constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048;
-    const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
+    constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048, kCopiedPieceBytes = 24;
     const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
-    return on_words && !odd_pieces && few_open_rows && !long_row_copy;
+    if (!on_words || long_row_copy) return LineFit::Never;
+    const bool copied_pieces = inner.in_stride == 1 && inner.extent * plan.width >= kCopiedPieceBytes;
+    if (odd_pieces) return copied_pieces ? LineFit::Partial : LineFit::Never;
+    const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
+    return few_open_rows ? LineFit::Whole : LineFit::Partial;
 }
 
 // Streaming stores: past the last-level cache (stream_min_bytes for serial plans,
@@ -330,15 +343,18 @@ bool lines_stream_well(const KernelPlan &plan) {
 // has the measurements), a streaming store skips the read-for-ownership of each output line,
 // which a plain store pays (2-core AMD EPYC, 64 MiB: a streaming copy 1.31-1.48x memcpy); in
 // cache it evicts the output the caller is about to read (128 KiB: 0.62x). Only where the kernel
-// has a streaming twin (x86 and ARM64: generators/stream_stores.py) and lines_stream_well().
+// has a streaming twin (x86 and ARM64: generators/stream_stores.py), from the size its line_fit()
+// allows.
 void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const RegisteredKernel *kernel = find_kernel(Device::Host, plan->family, plan->width);
     const bool has_twin = kernel != nullptr && kernel->stream != nullptr;
     if (choice != nullptr) {
         plan->stream = choice->stream && has_twin;
     } else {
-        const int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
-        plan->stream = has_twin && p.bytes >= min_bytes && lines_stream_well(*plan);
+        const LineFit fit = has_twin ? line_fit(*plan) : LineFit::Never;
+        int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
+        if (fit == LineFit::Partial) min_bytes = std::max(min_bytes, points.stream_partial_min_bytes);
+        plan->stream = fit != LineFit::Never && p.bytes >= min_bytes;
     }
 }
 

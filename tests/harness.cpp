@@ -383,6 +383,7 @@ spacedepth::detail::SwitchPoints streaming_everywhere() {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = 0;
     points.stream_parallel_min_bytes = 0;
+    points.stream_partial_min_bytes = 0;
     return points;
 }
 

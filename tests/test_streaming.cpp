@@ -1,6 +1,7 @@
 // Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
 // takes them past stream_min_bytes for dense outputs written in whole lines, or in rows that start
-// inside lines on 8-byte words where the twin's MOVNTIs measured faster, and never otherwise; every
+// inside lines on 8-byte words where the twin's MOVNTIs measured faster, past
+// stream_partial_min_bytes for lines it leaves partly written for longer, and never otherwise; every
 // streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
 // and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
 // reach the twins (correctness does not depend on the size; the benchmark measures that).
@@ -98,12 +99,14 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     EXPECT_FALSE(streams(plan)) << plan;
 }
 
-// Rows that start inside lines stream only within the limits measured for them
-// (runtime/plan_cpu.cpp lines_stream_well): not with 16 output rows open at once (S2D NCHW block
-// 4), not as a row copy of 2 KiB or more, but the same copy of shorter rows does.
+// Rows that start inside lines stream from stream_min_bytes only within the limits measured for
+// them (runtime/plan_cpu.cpp line_fit): not with 16 output rows open at once (S2D NCHW block 4,
+// which waits for the later switch point), not as a row copy of 2 KiB or more, but the same copy
+// of shorter rows does.
 TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = 1 << 20;
+    points.stream_partial_min_bytes = int64_t{1} << 62;
     const ScopedSwitchPoints scoped(points);
     struct Call {
         Params p;
@@ -128,6 +131,50 @@ TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
         fill_unique(in, 7);
         ASSERT_TRUE(spacedepth::run(c.p, in.tensor, out.tensor).ok()) << plan;
         EXPECT_EQ(compare(out, expected_output(c.p, in, out)), "") << plan;
+    }
+}
+
+// Outputs whose lines the twin leaves partly written for longer (many open rows, odd counts of
+// copied pieces) stream only from the later switch point, stream_partial_min_bytes; odd pieces
+// that are gathered, or copied in runs under 24 bytes, never stream.
+TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
+    struct Call {
+        Params p;
+        DType dtype;
+        Layout layout;
+        Dims in;
+        bool partial;  // streams once stream_partial_min_bytes is at or under its size
+    };
+    const Call calls[] = {
+        // 16 output planes written a 600-byte run at a time (4.3 MB).
+        {{Op::SpaceToDepth, Block(4), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 600, 600}, true},
+        // NHWC DCR C3 f32: each 64-byte line in 24-byte pieces, copied (1.2 MB).
+        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::Float32, Layout::NHWC, {1, 12, 160, 160}, true},
+        // The same in CRD order: each channel gathered, 4 bytes at a time.
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 12, 160, 160}, false},
+        // u8 NHWC DCR C3: 6-byte pieces.
+        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 12, 320, 320}, false},
+    };
+    for (const Call &c : calls) {
+        const int64_t bh = c.p.block.h, bw = c.p.block.w;
+        const bool s2d = c.p.op == Op::SpaceToDepth;
+        const Dims out_dims = s2d ? Dims{c.in[0], c.in[1] * bh * bw, c.in[2] / bh, c.in[3] / bw}
+                                  : Dims{c.in[0], c.in[1] / (bh * bw), c.in[2] * bh, c.in[3] * bw};
+        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
+        TestTensor out = make_tensor(c.dtype, c.layout, out_dims);
+        int64_t bytes = dtype_size(c.dtype);
+        for (int64_t d : c.in) bytes *= d;
+        for (const bool past : {false, true}) {
+            spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+            points.stream_min_bytes = 1 << 20;
+            points.stream_partial_min_bytes = past ? bytes : bytes + 1;
+            const ScopedSwitchPoints scoped(points);
+            const std::string plan = spacedepth::describe_call(c.p, in.tensor, out.tensor);
+            EXPECT_EQ(streams(plan), past && c.partial && build_streams()) << plan;
+            fill_unique(in, 11);
+            ASSERT_TRUE(spacedepth::run(c.p, in.tensor, out.tensor).ok()) << plan;
+            EXPECT_EQ(compare(out, expected_output(c.p, in, out)), "") << plan;
+        }
     }
 }
 

@@ -34,7 +34,12 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // the registers); t1 = a whole 64-byte cache line of each input row. Power-of-two plane
     // strides put all rows of a tile in the same cache set, so a line evicted before its second
     // half is used is fetched again: with t1 = t0 (32-byte row pieces) D2S NCHW -> NHWC f32
-    // reached 0.35x memcpy at 64 MiB.
+    // reached 0.35x memcpy at 64 MiB. Other u32 tiles, against this one on the AMD EPYC
+    // (AVX-512, 1 thread, bench/compare_builds.py, 3-7 rounds, 2026-12-05), the fused
+    // D2S NCHW -> NHWC / S2D NHWC -> NCHW f32 C16 b2 at 128 KiB-64 MiB: t1 = 8 (half lines)
+    // 1.02-1.35x / 0.93-0.97x at 512 KiB-2 MiB (1.02-1.07x at 128 KiB and 64 MiB); t1 = 4
+    // 0.99-1.27x / 0.89-0.95x; t0 = t1 = 16 (whole output lines) 0.34-0.39x / 0.31-0.69x. None
+    // wins for both directions.
     // Whole-pixel loads (cpu_ladder.cpp): every strided load of one input pixel in one loop body,
     // so each dense load feeds all its block rows instead of being loaded again per row. Measured
     // on this project's AMD EPYC (AVX-512), 1 thread, against the ladder without them: 2 MiB

@@ -387,4 +387,10 @@ spacedepth::detail::SwitchPoints streaming_everywhere() {
     return points;
 }
 
+spacedepth::detail::SwitchPoints streaming_at_any_size() {
+    spacedepth::detail::SwitchPoints points = streaming_everywhere();
+    points.small_max_bytes = 0;
+    return points;
+}
+
 }  // namespace testing_support

@@ -89,6 +89,8 @@ RandomCall random_call(std::mt19937_64 &rng, int64_t max_channels, int64_t max_b
 // The runtime's switch points with the streaming ones at 0: every plan the rule lets stream runs
 // the kernels' streaming-store twins, whatever its size.
 spacedepth::detail::SwitchPoints streaming_everywhere();
+// The same with the small family off, so small tensors reach the twins too.
+spacedepth::detail::SwitchPoints streaming_at_any_size();
 
 // The runtime's switch points set for a scope (tests reaching other kernel variants), restored after.
 class ScopedSwitchPoints {

@@ -103,9 +103,7 @@ TEST_P(Matrix, MatchesReferenceWithoutSmallKernel) {
 }
 
 TEST_P(Matrix, MatchesReferenceStreaming) {
-    spacedepth::detail::SwitchPoints streaming = streaming_everywhere();
-    streaming.small_max_bytes = 0;
-    const ScopedSwitchPoints scoped(streaming);
+    const ScopedSwitchPoints scoped(streaming_at_any_size());
     run_cell(GetParam());
 }
 

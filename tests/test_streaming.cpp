@@ -27,13 +27,6 @@ bool build_streams() {
 
 bool streams(const std::string &plan) { return plan.find("streaming stores") != std::string::npos; }
 
-// Streaming from any size, and the small family off, so small tensors reach the twins.
-spacedepth::detail::SwitchPoints streaming_at_any_size() {
-    spacedepth::detail::SwitchPoints points = streaming_everywhere();
-    points.small_max_bytes = 0;
-    return points;
-}
-
 // Every build the runtime table lists has its twin wherever the contract says "stream" (x86 with
 // LLVM >= 21), and a twin computes what its kernel computes, so it is registered beside it.
 TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
@@ -123,9 +116,7 @@ TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
     };
     for (const Call &c : calls) {
         TestTensor in = make_tensor(DType::Float32, Layout::NCHW, c.in);
-        const int64_t bh = c.p.block.h, bw = c.p.block.w;
-        const Dims space{c.in[0], c.in[1] * bh * bw, c.in[2] / bh, c.in[3] / bw};
-        TestTensor out = make_tensor(DType::Float32, Layout::NCHW, space);
+        TestTensor out = make_tensor(DType::Float32, Layout::NCHW, deep_dims(c.in, c.p));
         const std::string plan = spacedepth::describe_call(c.p, in.tensor, out.tensor);
         EXPECT_EQ(streams(plan), c.want && build_streams()) << plan;
         fill_unique(in, 7);
@@ -142,28 +133,26 @@ TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
         Params p;
         DType dtype;
         Layout layout;
-        Dims in;
+        Dims space;
         bool partial;  // streams once stream_partial_min_bytes is at or under its size
     };
     const Call calls[] = {
         // 16 output planes written a 600-byte run at a time (4.3 MB).
         {{Op::SpaceToDepth, Block(4), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 600, 600}, true},
         // NHWC DCR C3 f32: each 64-byte line in 24-byte pieces, copied (1.2 MB).
-        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::Float32, Layout::NHWC, {1, 12, 160, 160}, true},
+        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::Float32, Layout::NHWC, {1, 3, 320, 320}, true},
         // The same in CRD order: each channel gathered, 4 bytes at a time.
-        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 12, 160, 160}, false},
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 3, 320, 320}, false},
         // u8 NHWC DCR C3: 6-byte pieces.
-        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 12, 320, 320}, false},
+        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 3, 640, 640}, false},
     };
     for (const Call &c : calls) {
-        const int64_t bh = c.p.block.h, bw = c.p.block.w;
+        const Dims deep = deep_dims(c.space, c.p);
         const bool s2d = c.p.op == Op::SpaceToDepth;
-        const Dims out_dims = s2d ? Dims{c.in[0], c.in[1] * bh * bw, c.in[2] / bh, c.in[3] / bw}
-                                  : Dims{c.in[0], c.in[1] / (bh * bw), c.in[2] * bh, c.in[3] * bw};
-        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-        TestTensor out = make_tensor(c.dtype, c.layout, out_dims);
+        TestTensor in = make_tensor(c.dtype, c.layout, s2d ? c.space : deep);
+        TestTensor out = make_tensor(c.dtype, c.layout, s2d ? deep : c.space);
         int64_t bytes = dtype_size(c.dtype);
-        for (int64_t d : c.in) bytes *= d;
+        for (int64_t d : c.space) bytes *= d;
         for (const bool past : {false, true}) {
             spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
             points.stream_min_bytes = 1 << 20;

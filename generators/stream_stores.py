@@ -6,9 +6,9 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
 
   * every vector store into the buffer `output` (its TBAA type chain reaches "output") of 16 bytes
     or more goes through a helper that stores non-temporally where the address is aligned to the
-    vector's size. Where it is not (heads, tails and misaligned rows) but on an 8-byte word,
-    LLVM splits the non-temporal store into 8-byte MOVNTIs, 4 per 32-byte vector; off a word it
-    stores plainly (see helper()). Narrower vectors stay plain: they write part of a line, and a
+    vector's size. Where it is not (heads, tails and misaligned rows) but on an 8-byte word, x86
+    stores it as aligned non-temporal pieces (halves or quarters, or an 8-byte MOVNTI, 16-byte
+    pieces and a MOVNTI: see helper_x86()) and ARM64 with STNP; off a word it stores plainly. Narrower vectors stay plain: they write part of a line, and a
     streaming store to part of a line costs a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
     pipeline and each parallel task body, so every worker's stores are fenced before its task
@@ -70,14 +70,71 @@ def output_tags(lines):
     return tags, max((int(k) for k in meta), default=0)
 
 
-def helper(name, vtype, vbytes, nt_node):
-    # Vectors off a vector boundary stream too where they start on an 8-byte word, as 8-byte
-    # MOVNTIs (LLVM's lowering of a non-temporal store aligned below the vector): rows that do
-    # not start on a line (a C3 row of f32) then skip the read-for-ownership as well. Off a word
-    # they store plainly: there MOVNTIs ran 1.6-2.1x slower than plain stores (D2S NCHW u8 rows
-    # of 724, 2,364 and 16,380 bytes, 16-64 MiB, AMD EPYC), while rows of 3,344, 4,728 and
-    # 16,376 bytes ran 0.7-0.8x. runtime/plan_cpu.cpp streams rows that start inside lines only
-    # where they start on words.
+def helper_x86(name, vtype, vbytes, nt_node):
+    # A vector that starts off its own boundary (heads, tails, rows that start inside lines: a C3
+    # row of f32) is stored as non-temporal pieces as wide as its address allows: halves or
+    # quarters (MOVNTDQ) where it starts on 32 or 16 bytes, and on an 8-byte word one 8-byte
+    # MOVNTI, 16-byte pieces and a MOVNTI; off a word it stores plainly. So every line it touches
+    # skips the read-for-ownership. Copying 64 MiB with 64-byte vectors (2-core AMD EPYC,
+    # AVX-512, GB/s read + written): aligned 40-42; 32 bytes past a line, halves 40-43; 16 past,
+    # quarters 37-40; 8 past, MOVNTI + 16-byte pieces 33-39; all 8-byte MOVNTIs (LLVM's lowering
+    # of an underaligned non-temporal store) 28-31; plain stores 27-32; 4 past a line, 4-byte
+    # MOVNTIs 20-21.
+    words = vbytes // 4
+    blocks, branches = [], []
+
+    def piece(label, start, size):
+        v, q = f"%{label}.{start}", f"%{label}.{start}.p"
+        lanes = ", ".join(f"i32 {start // 4 + k}" for k in range(size // 4))
+        out = [f"  {q} = getelementptr inbounds i8, ptr %p, i64 {start}",
+               f"  {v}.s = shufflevector <{words} x i32> %w, <{words} x i32> poison, <{size // 4} x i32> <{lanes}>"]
+        if size == 8:
+            out += [f"  {v} = bitcast <2 x i32> {v}.s to i64",
+                    f"  store i64 {v}, ptr {q}, align 8, !nontemporal !{nt_node}"]
+        else:
+            out.append(f"  store <{size // 4} x i32> {v}.s, ptr {q}, align {size}, !nontemporal !{nt_node}")
+        return out
+
+    size = min(vbytes // 2, 64)
+    while size >= 16:  # halves, quarters, ...: aligned pieces of `size` bytes
+        label = f"by{size}"
+        branches.append((size, label))
+        body = [f"{label}:"]
+        for start in range(0, vbytes, size):
+            body += piece(label, start, size)
+        blocks.append("\n".join(body + ["  ret void"]))
+        size //= 2
+    branches.append((8, "words"))  # an 8-byte head, 16-byte pieces, an 8-byte tail
+    body = ["words:"] + piece("words", 0, 8)
+    for start in range(8, vbytes - 8, 16):
+        body += piece("words", start, 16)
+    body += piece("words", vbytes - 8, 8)
+    blocks.append("\n".join(body + ["  ret void"]))
+
+    tests = []
+    for i, (size, label) in enumerate(branches):
+        otherwise = f"test{i + 1}" if i + 1 < len(branches) else "plain"
+        tests.append(f"test{i}:\n"
+                     f"  %r{i} = and i64 %a, {size - 1}\n"
+                     f"  %on{i} = icmp eq i64 %r{i}, 0\n"
+                     f"  br i1 %on{i}, label %{label}, label %{otherwise}")
+    return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
+            f"  %a = ptrtoint ptr %p to i64\n"
+            f"  %w = bitcast {vtype} %v to <{words} x i32>\n"
+            f"  %m = and i64 %a, {vbytes - 1}\n"
+            f"  %aligned = icmp eq i64 %m, 0\n"
+            f"  br i1 %aligned, label %stream, label %test0\n"
+            f"stream:\n"
+            f"  store {vtype} %v, ptr %p, align {vbytes}, !nontemporal !{nt_node}\n"
+            f"  ret void\n" + "\n".join(tests) + "\n" + "\n".join(blocks) + "\n"
+            f"plain:\n"
+            f"  store {vtype} %v, ptr %p, align 1\n"
+            f"  ret void\n"
+            f"}}\n")
+
+
+def helper_arm(name, vtype, vbytes, nt_node):
+    # STNP where the vector is aligned to its size or on an 8-byte word, plain elsewhere.
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
             f"  %a = ptrtoint ptr %p to i64\n"
             f"  %m = and i64 %a, {vbytes - 1}\n"
@@ -117,7 +174,7 @@ def rewrite(text, kernel, x86):
             if vbytes >= 16 and vbytes & (vbytes - 1) == 0:
                 vtype = f"<{lanes} x {elem}>"
                 name = f"spacedepth.stream.v{lanes}{elem}"
-                helpers[name] = helper(name, vtype, vbytes, nt_node)
+                helpers[name] = (helper_x86 if x86 else helper_arm)(name, vtype, vbytes, nt_node)
                 line = f"{m.group(1)}call void @{name}({vtype} {m.group(4)}, ptr {m.group(5)})"
                 func_streams = True
                 streamed += 1

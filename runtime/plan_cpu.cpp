@@ -260,10 +260,11 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
 //   inside lines (a C3 row of f32) but on 8-byte words, within the limits measured below; these
 //   stream past stream_min_bytes.
 //   Partial: dense rows on words that leave lines partly written across many open rows, or split
-//   lines into odd counts of pieces that are copied runs of 24 bytes or more; these gain only
-//   further past the cache, so they stream past stream_partial_min_bytes.
-//   Never: holes, fragments, rows off words, gathered odd pieces (S2D NHWC CRD f32 C3, whose
-//   pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines).
+//   lines into odd counts of pieces that are copied runs of 24 bytes or more or 4- and 8-byte
+//   elements gathered in threes; these gain only further past the cache, so they stream past
+//   stream_partial_min_bytes.
+//   Never: holes, fragments, rows off words, other gathered odd pieces (S2D NHWC CRD f32 C3,
+//   whose pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines).
 enum class LineFit { Whole, Partial, Never };
 
 LineFit line_fit(const KernelPlan &plan) {
@@ -308,7 +309,10 @@ LineFit line_fit(const KernelPlan &plan) {
     }
     if (on_lines && !odd_pieces) return LineFit::Whole;
     // Rows that start inside lines stream where the twin's vectors there start on 8-byte words
-    // (its MOVNTIs: off a word it stores plainly, generators/stream_stores.py). Measured with
+    // (it stores them as aligned pieces; off a word plainly: generators/stream_stores.py). The
+    // figures below up to the gathers in threes were taken when those pieces were all 8-byte
+    // MOVNTIs; with wider pieces those that start inside lines ran 1.14-1.38x faster at 64 MiB
+    // (bench/compare_builds.py, 1 thread). Measured with
     // `make confirm-tuning` and paired runs of the harness's switch_points rows (2-core AMD EPYC,
     // AVX-512, 16-64 MiB, the matrix and the model shapes, 1 and 2 threads; times against the
     // plain kernel). Whole: D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24
@@ -321,19 +325,26 @@ LineFit line_fit(const KernelPlan &plan) {
     //   row holds a partly written line (S2D NCHW f32 C3 b3 and b2x3, 6-9 rows of 1.6-3.2 KiB,
     //   and C6 b2, 4 rows of 1.7 KiB: 1.06-1.22x at 16 MiB, 0.79-0.95x at 64 MiB);
     //   pieces of a line in odd counts copied as runs of 24 bytes or more (NHWC DCR f32 C3 as
-    //   24-byte pieces: 0.90-1.19x at 16 MiB, 0.79-1.05x at 64 MiB).
+    //   24-byte pieces: 0.90-1.19x at 16 MiB, 0.79-1.05x at 64 MiB);
+    //   4- and 8-byte elements gathered in threes (D2S NCHW b3 and b1x3, rows interleaved from 3
+    //   input planes, and D2S NHWC CRD C3, each pixel from 3 channels), since the twin stores
+    //   misaligned vectors as aligned pieces: NCHW f32 C3 b3 1.39x at 16 MiB, 0.94x at 32 MiB,
+    //   0.80-0.89x at 64 MiB and 0.86x on 2 threads; C24 b3 0.88-1.00x, C12 b1x3 0.90x, f64 C3 b3
+    //   0.61-0.63x, NHWC CRD f32 C3 b2 0.77-0.85x at 64 MiB).
     // Never:
     //   rows off words (D2S NCHW u8 C3/C64 rows of 724, 2,364 and 16,380 bytes: 1.6-2.1x when their
-    //   vectors were MOVNTIs; the twin now stores them plainly, so streaming gains nothing);
-    //   odd pieces gathered or copied in runs under 24 bytes (at 64 MiB, 1 thread: u8 and u16
-    //   NHWC C3/C6/C12 1.6-3.4x, NHWC CRD f32 C3/C12 0.90-1.58x, D2S NCHW CRD f32 b3 0.96-1.07x);
-    //   row copies of >= 2 KiB (S2D NCHW CRD f32 C12 b2x1, 4728 B: 1.31-1.34x): a plain copy
-    //   loop outruns one 8-byte MOVNTI a cycle.
+    //   vectors were MOVNTIs; the twin stores them plainly, so streaming gains nothing);
+    //   other odd pieces gathered or copied in runs under 24 bytes (at 64 MiB, 1 thread: u8 and
+    //   u16 NHWC C3/C6/C12 1.6-3.4x, NHWC CRD f32 C12 1.69x, D2S NCHW u8 and f16 b3
+    //   2.4-3.4x, f32 b5 over 20x: narrow and odd-width vectors store part of a line plainly);
+    //   row copies of >= 2 KiB (S2D NCHW CRD f32 C12 b2x1, 4728 B: 1.31-1.34x with MOVNTIs,
+    //   1.10-1.22x with pieces): a plain copy loop outruns the pieces.
     constexpr int64_t kLongRunBytes = 4096, kLongCopyBytes = 2048, kCopiedPieceBytes = 24;
     const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
     if (!on_words || long_row_copy) return LineFit::Never;
     const bool copied_pieces = inner.in_stride == 1 && inner.extent * plan.width >= kCopiedPieceBytes;
-    if (odd_pieces) return copied_pieces ? LineFit::Partial : LineFit::Never;
+    const bool gathered_in_threes = inner.out_stride == 1 && inner.in_stride != 1 && inner.extent == 3 && plan.width >= 4;
+    if (odd_pieces) return copied_pieces || gathered_in_threes ? LineFit::Partial : LineFit::Never;
     const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
     return few_open_rows ? LineFit::Whole : LineFit::Partial;
 }

@@ -1,6 +1,6 @@
 // Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
 // takes them past stream_min_bytes for dense outputs written in whole lines, or in rows that start
-// inside lines on 8-byte words where the twin's MOVNTIs measured faster, past
+// inside lines on 8-byte words (the twin stores them as aligned pieces) where that measured faster, past
 // stream_partial_min_bytes for lines it leaves partly written for longer, and never otherwise; every
 // streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
 // and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
@@ -126,8 +126,8 @@ TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
 }
 
 // Outputs whose lines the twin leaves partly written for longer (many open rows, odd counts of
-// copied pieces) stream only from the later switch point, stream_partial_min_bytes; odd pieces
-// that are gathered, or copied in runs under 24 bytes, never stream.
+// copied pieces, 4-byte elements gathered in threes) stream only from the later switch point,
+// stream_partial_min_bytes; other odd pieces, gathered or copied in runs under 24 bytes, never.
 TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
     struct Call {
         Params p;
@@ -141,10 +141,15 @@ TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
         {{Op::SpaceToDepth, Block(4), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 600, 600}, true},
         // NHWC DCR C3 f32: each 64-byte line in 24-byte pieces, copied (1.2 MB).
         {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::Float32, Layout::NHWC, {1, 3, 320, 320}, true},
-        // The same in CRD order: each channel gathered, 4 bytes at a time.
-        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 3, 320, 320}, false},
+        // The same in CRD order: each pixel's 3 channels gathered, 4 bytes at a time.
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 3, 320, 320}, true},
+        // ... but not 12 of them.
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 12, 160, 160}, false},
         // u8 NHWC DCR C3: 6-byte pieces.
         {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 3, 640, 640}, false},
+        // NCHW b3: rows interleaved from 3 input planes, f32 (1.1 MB) and u8.
+        {{Op::DepthToSpace, Block(3), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 318, 300}, true},
+        {{Op::DepthToSpace, Block(3), Order::CRD, 1}, DType::UInt8, Layout::NCHW, {1, 3, 636, 600}, false},
     };
     for (const Call &c : calls) {
         const Dims deep = deep_dims(c.space, c.p);
@@ -188,10 +193,10 @@ TEST(Streaming, RandomCallsMatchTheReference) {
     }
 }
 
-// Both tensors at every offset from 0 to 67 bytes of a 64-byte-aligned block (the twin's stores
-// are streaming where a vector lands aligned, 8-byte MOVNTIs where it lands on a word, plain
-// elsewhere), 1 and 2 threads, u8 and f32 (f32 at offsets of whole elements): the output
-// matches, and no byte around it is touched.
+// The output at every offset from 0 to 67 bytes of a 64-byte-aligned block, the input at some
+// (the twin's vectors stream where they land aligned, as aligned pieces where they land on 8,
+// 16 or 32 bytes, plainly elsewhere), 1 and 2 threads, u8 and f32 (f32 at offsets of whole
+// elements): the output matches, and no byte around it is touched.
 TEST(Streaming, OddAlignmentsOfBothTensors) {
     const ScopedSwitchPoints scoped(streaming_at_any_size());
     for (DType dtype : {DType::UInt8, DType::Float32}) {
@@ -208,7 +213,7 @@ TEST(Streaming, OddAlignmentsOfBothTensors) {
             ASSERT_TRUE(plan.create(p, in.tensor, out.tensor).ok());
             EXPECT_EQ(streams(plan.describe()), build_streams()) << plan.describe();
             for (int64_t in_offset = 0; in_offset < 68; in_offset += size * (in_offset < 8 ? 1 : 5)) {
-                for (int64_t out_offset = 0; out_offset < 68; out_offset += size * (out_offset < 8 ? 1 : 3)) {
+                for (int64_t out_offset = 0; out_offset < 68; out_offset += size) {
                     alignas(64) static uint8_t src[1 << 20], dst[1 << 20];
                     ASSERT_LE(bytes + 256, sizeof(src));
                     std::memcpy(src + in_offset, in.storage.data(), bytes);

@@ -343,7 +343,8 @@ LineFit line_fit(const KernelPlan &plan) {
     const bool long_row_copy = row_copy && inner.extent * plan.width >= kLongCopyBytes;
     if (!on_words || long_row_copy) return LineFit::Never;
     const bool copied_pieces = inner.in_stride == 1 && inner.extent * plan.width >= kCopiedPieceBytes;
-    const bool gathered_in_threes = inner.out_stride == 1 && inner.in_stride != 1 && inner.extent == 3 && plan.width >= 4;
+    const bool gathered_in_threes =
+        inner.out_stride == 1 && inner.in_stride != 1 && inner.extent == 3 && plan.width >= 4;
     if (odd_pieces) return copied_pieces || gathered_in_threes ? LineFit::Partial : LineFit::Never;
     const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
     return few_open_rows ? LineFit::Whole : LineFit::Partial;

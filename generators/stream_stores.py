@@ -8,8 +8,9 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
     or more goes through a helper that stores non-temporally where the address is aligned to the
     vector's size. Where it is not (heads, tails and misaligned rows) but on an 8-byte word, x86
     stores it as aligned non-temporal pieces (halves or quarters, or an 8-byte MOVNTI, 16-byte
-    pieces and a MOVNTI: see helper_x86()) and ARM64 with STNP; off a word it stores plainly. Narrower vectors stay plain: they write part of a line, and a
-    streaming store to part of a line costs a partial write-combining flush;
+    pieces and a MOVNTI: see helper_x86()) and ARM64 with STNP; off a word it stores plainly.
+    Narrower vectors stay plain: they write part of a line, and a streaming store to part of a
+    line costs a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
     pipeline and each parallel task body, so every worker's stores are fenced before its task
     completes and the call returns. AArch64's STNP needs no fence (its stores are ordered like

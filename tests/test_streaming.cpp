@@ -1,6 +1,6 @@
 // Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
 // takes them past stream_min_bytes for dense outputs written in whole lines, or in rows that start
-// inside lines on 8-byte words (the twin stores them as aligned pieces) where that measured faster, past
+// inside lines on 8-byte words (stored as aligned pieces) where that measured faster, past
 // stream_partial_min_bytes for lines it leaves partly written for longer, and never otherwise; every
 // streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
 // and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
@@ -126,7 +126,7 @@ TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
 }
 
 // Outputs whose lines the twin leaves partly written for longer (many open rows, odd counts of
-// copied pieces, 4-byte elements gathered in threes) stream only from the later switch point,
+// copied pieces, 4- and 8-byte elements gathered in threes) stream only from the later switch point,
 // stream_partial_min_bytes; other odd pieces, gathered or copied in runs under 24 bytes, never.
 TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
     struct Call {

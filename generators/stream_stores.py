@@ -8,7 +8,7 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
     or more goes through a helper that stores non-temporally where the address is aligned to the
     vector's size. Where it is not (heads, tails and misaligned rows) but on an 8-byte word, x86
     stores it as aligned non-temporal pieces (halves or quarters, or an 8-byte MOVNTI, 16-byte
-    pieces and a MOVNTI: see helper_x86()) and ARM64 with STNP; off a word it stores plainly.
+    pieces and a MOVNTI: see x86_pieces()) and ARM64 with STNP; off a word it stores plainly.
     Narrower vectors stay plain: they write part of a line, and a streaming store to part of a
     line costs a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
@@ -71,18 +71,16 @@ def output_tags(lines):
     return tags, max((int(k) for k in meta), default=0)
 
 
-def helper_x86(name, vtype, vbytes, nt_node):
+def x86_pieces(vbytes, nt_node):
     # A vector that starts off its own boundary (heads, tails, rows that start inside lines: a C3
     # row of f32) is stored as non-temporal pieces as wide as its address allows: halves or
     # quarters (MOVNTDQ) where it starts on 32 or 16 bytes, and on an 8-byte word one 8-byte
-    # MOVNTI, 16-byte pieces and a MOVNTI; off a word it stores plainly. So every line it touches
-    # skips the read-for-ownership. Copying 64 MiB with 64-byte vectors (2-core AMD EPYC,
-    # AVX-512, GB/s read + written): aligned 40-42; 32 bytes past a line, halves 40-43; 16 past,
-    # quarters 37-40; 8 past, MOVNTI + 16-byte pieces 33-39; all 8-byte MOVNTIs (LLVM's lowering
-    # of an underaligned non-temporal store) 28-31; plain stores 27-32; 4 past a line, 4-byte
-    # MOVNTIs 20-21.
+    # MOVNTI, 16-byte pieces and a MOVNTI. So every line it touches skips the read-for-ownership.
+    # Copying 64 MiB with 64-byte vectors (2-core AMD EPYC, AVX-512, GB/s read + written):
+    # aligned 40-42; 32 bytes past a line, halves 40-43; 16 past, quarters 37-40; 8 past, MOVNTI +
+    # 16-byte pieces 33-39; all 8-byte MOVNTIs (LLVM's lowering of an underaligned non-temporal
+    # store) 28-31; plain stores 27-32; 4 past a line, 4-byte MOVNTIs 20-21.
     words = vbytes // 4
-    blocks, branches = [], []
 
     def piece(label, start, size):
         v, q = f"%{label}.{start}", f"%{label}.{start}.p"
@@ -96,61 +94,41 @@ def helper_x86(name, vtype, vbytes, nt_node):
             out.append(f"  store <{size // 4} x i32> {v}.s, ptr {q}, align {size}, !nontemporal !{nt_node}")
         return out
 
+    branches = []
     size = min(vbytes // 2, 64)
     while size >= 16:  # halves, quarters, ...: aligned pieces of `size` bytes
         label = f"by{size}"
-        branches.append((size, label))
-        body = [f"{label}:"]
-        for start in range(0, vbytes, size):
-            body += piece(label, start, size)
-        blocks.append("\n".join(body + ["  ret void"]))
+        branches.append((size, label, [line for start in range(0, vbytes, size) for line in piece(label, start, size)]))
         size //= 2
-    branches.append((8, "words"))  # an 8-byte head, 16-byte pieces, an 8-byte tail
-    body = ["words:"] + piece("words", 0, 8)
-    for start in range(8, vbytes - 8, 16):
-        body += piece("words", start, 16)
-    body += piece("words", vbytes - 8, 8)
-    blocks.append("\n".join(body + ["  ret void"]))
+    # An 8-byte head, 16-byte pieces, an 8-byte tail.
+    starts = [(0, 8)] + [(start, 16) for start in range(8, vbytes - 8, 16)] + [(vbytes - 8, 8)]
+    branches.append((8, "words", [line for start, size in starts for line in piece("words", start, size)]))
+    return branches
 
-    tests = []
-    for i, (size, label) in enumerate(branches):
+
+def helper(name, vtype, vbytes, nt_node, x86):
+    """The store of one vector into the output: non-temporal where the address is aligned to the
+    vector; else the first of `branches` (address alignment, label, body) whose alignment the
+    address has; plain where none does. ARM64's one branch: STNP of the vector on an 8-byte word."""
+    branches = (x86_pieces(vbytes, nt_node) if x86 else
+                [(8, "words", [f"  store {vtype} %v, ptr %p, align 8, !nontemporal !{nt_node}"])])
+    tests, blocks = [], []
+    for i, (size, label, body) in enumerate(branches):
         otherwise = f"test{i + 1}" if i + 1 < len(branches) else "plain"
         tests.append(f"test{i}:\n"
                      f"  %r{i} = and i64 %a, {size - 1}\n"
                      f"  %on{i} = icmp eq i64 %r{i}, 0\n"
                      f"  br i1 %on{i}, label %{label}, label %{otherwise}")
+        blocks.append("\n".join([f"{label}:"] + body + ["  ret void"]))
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
             f"  %a = ptrtoint ptr %p to i64\n"
-            f"  %w = bitcast {vtype} %v to <{words} x i32>\n"
+            f"  %w = bitcast {vtype} %v to <{vbytes // 4} x i32>\n"
             f"  %m = and i64 %a, {vbytes - 1}\n"
             f"  %aligned = icmp eq i64 %m, 0\n"
             f"  br i1 %aligned, label %stream, label %test0\n"
             f"stream:\n"
             f"  store {vtype} %v, ptr %p, align {vbytes}, !nontemporal !{nt_node}\n"
             f"  ret void\n" + "\n".join(tests) + "\n" + "\n".join(blocks) + "\n"
-            f"plain:\n"
-            f"  store {vtype} %v, ptr %p, align 1\n"
-            f"  ret void\n"
-            f"}}\n")
-
-
-def helper_arm(name, vtype, vbytes, nt_node):
-    # STNP where the vector is aligned to its size or on an 8-byte word, plain elsewhere.
-    return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"
-            f"  %a = ptrtoint ptr %p to i64\n"
-            f"  %m = and i64 %a, {vbytes - 1}\n"
-            f"  %aligned = icmp eq i64 %m, 0\n"
-            f"  br i1 %aligned, label %stream, label %unaligned\n"
-            f"stream:\n"
-            f"  store {vtype} %v, ptr %p, align {vbytes}, !nontemporal !{nt_node}\n"
-            f"  ret void\n"
-            f"unaligned:\n"
-            f"  %w = and i64 %a, 7\n"
-            f"  %on_word = icmp eq i64 %w, 0\n"
-            f"  br i1 %on_word, label %words, label %plain\n"
-            f"words:\n"
-            f"  store {vtype} %v, ptr %p, align 8, !nontemporal !{nt_node}\n"
-            f"  ret void\n"
             f"plain:\n"
             f"  store {vtype} %v, ptr %p, align 1\n"
             f"  ret void\n"
@@ -175,7 +153,7 @@ def rewrite(text, kernel, x86):
             if vbytes >= 16 and vbytes & (vbytes - 1) == 0:
                 vtype = f"<{lanes} x {elem}>"
                 name = f"spacedepth.stream.v{lanes}{elem}"
-                helpers[name] = (helper_x86 if x86 else helper_arm)(name, vtype, vbytes, nt_node)
+                helpers[name] = helper(name, vtype, vbytes, nt_node, x86)
                 line = f"{m.group(1)}call void @{name}({vtype} {m.group(4)}, ptr {m.group(5)})"
                 func_streams = True
                 streamed += 1

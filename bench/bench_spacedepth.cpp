@@ -58,6 +58,11 @@ struct Setup {
     Tensor in, out;
     Params params;
     int64_t bytes;
+    // The case's row pattern (NHWC, spatial rank 2): SpaceToDepth reads bh input rows per output
+    // row, DepthToSpace writes bh output rows per input row; row_stream_copy's yardstick.
+    int pattern_rows = 0;
+    int64_t pattern_run_bytes = 0;
+    yardstick::RowSide pattern_side = yardstick::RowSide::Read;
 };
 
 // Space-side dims about square with the requested byte size.
@@ -97,6 +102,12 @@ std::unique_ptr<Setup> make_setup(const Case &c, int64_t bytes, int threads) {
     s->in = case_tensor(c, d, s->src->data(), true);
     s->out = case_tensor(c, d, s->dst->data(), false);
     s->params = Params{c.op, c.block(), c.order, threads};
+    if (c.layout == Layout::NHWC && c.out_layout == Layout::NHWC && c.rank == 2 && c.bh > 1) {
+        const Dims &rows = d.space;  // N, C, H, W: the row is the space side's W x C
+        s->pattern_rows = static_cast<int>(c.bh);
+        s->pattern_run_bytes = rows[3] * rows[1] * dtype_size(c.dtype);
+        s->pattern_side = c.op == Op::SpaceToDepth ? yardstick::RowSide::Read : yardstick::RowSide::Write;
+    }
     return s;
 }
 
@@ -139,7 +150,11 @@ void finish(benchmark::State &state, int64_t bytes) {
 struct MemcpyYardstick {
     double gbps_1t = 0, gbps_best = 0;
     double stream_1t = 0, stream_best = 0;
+    double row_stream_1t = 0;  // the case's row pattern, past the cache only (kPatternMinBytes)
 };
+
+// The row-pattern copy only where streaming stores run: in cache the rows are no cost.
+constexpr int64_t kPatternMinBytes = 32 << 20;
 
 MemcpyYardstick yardstick(Setup &s, int threads) {
     AlignedBuffer scratch(s.bytes);
@@ -151,6 +166,10 @@ MemcpyYardstick yardstick(Setup &s, int threads) {
     };
     rates(yardstick::Copy::Memcpy, &y.gbps_1t, &y.gbps_best);
     rates(yardstick::Copy::Stream, &y.stream_1t, &y.stream_best);
+    if (threads <= 1 && s.pattern_rows > 0 && s.bytes >= kPatternMinBytes) {
+        y.row_stream_1t = yardstick::row_stream_copy_gbps(scratch.data(), s.src->data(), s.bytes, s.pattern_side,
+                                                          s.pattern_rows, s.pattern_run_bytes);
+    }
     return y;
 }
 
@@ -159,6 +178,9 @@ void record_yardstick(benchmark::State &state, const MemcpyYardstick &a, const M
     state.counters["best_memcpy_gbps"] = (a.gbps_best + b.gbps_best) / 2;
     state.counters["stream_gbps"] = (a.stream_1t + b.stream_1t) / 2;
     state.counters["best_stream_gbps"] = (a.stream_best + b.stream_best) / 2;
+    if (a.row_stream_1t > 0 && b.row_stream_1t > 0) {
+        state.counters["row_stream_gbps"] = (a.row_stream_1t + b.row_stream_1t) / 2;
+    }
 }
 
 // Times `call` for the row and, on the reported call, its memcpy yardstick and byte counters.

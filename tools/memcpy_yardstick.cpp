@@ -56,6 +56,61 @@ void stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes) {
 
 void plain_copy(uint8_t *dst, const uint8_t *src, size_t bytes) { std::memcpy(dst, src, bytes); }
 
+#if defined(__x86_64__)
+// 64 bytes from src to dst with non-temporal stores wherever dst's alignment allows, as the
+// kernels' twins store (generators/stream_stores.py): two 32-byte stores on 32 bytes, four
+// 16-byte ones on 16, an 8-byte MOVNTI, three 16-byte stores and a MOVNTI on 8; plain off words.
+__attribute__((target("avx2"), always_inline)) inline void stream_64(uint8_t *dst, const uint8_t *src) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(dst);
+    if (at % 32 == 0) {
+        for (int i = 0; i < 64; i += 32) {
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i)));
+        }
+    } else if (at % 8 == 0) {
+        const int head = at % 16 == 0 ? 0 : 8;
+        if (head) {
+            long long word;
+            std::memcpy(&word, src, 8);
+            _mm_stream_si64(reinterpret_cast<long long *>(dst), word);
+        }
+        int i = head;
+        for (; i + 16 <= 64; i += 16) {
+            _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
+        }
+        if (i < 64) {
+            long long word;
+            std::memcpy(&word, src + i, 8);
+            _mm_stream_si64(reinterpret_cast<long long *>(dst + i), word);
+        }
+    } else {
+        std::memcpy(dst, src, 64);
+    }
+}
+
+// One group of row_stream_copy: `rows` runs at `grouped`, 64 bytes of each in turn, to or from
+// the sequential side at `in_order`; the runs' last bytes short of 64 with memcpy.
+__attribute__((target("avx2"))) void row_group_avx2(uint8_t *grouped, uint8_t *in_order, bool read_rows, int rows,
+                                                    size_t run) {
+    const size_t whole = run / 64 * 64;
+    for (size_t at = 0; at < whole; at += 64) {
+        for (int r = 0; r < rows; r++, in_order += 64) {
+            uint8_t *row = grouped + r * run + at;
+            if (read_rows) {
+                stream_64(in_order, row);
+            } else {
+                stream_64(row, in_order);
+            }
+        }
+    }
+    for (int r = 0; r < rows; r++, in_order += run - whole) {
+        uint8_t *row = grouped + r * run + whole;
+        std::memcpy(read_rows ? in_order : row, read_rows ? row : in_order, run - whole);
+    }
+}
+#endif
+
 CopyFn stream_copy_fn() {
 #if defined(__x86_64__)
     return stream_copy;
@@ -99,18 +154,37 @@ void parallel_stream_copy(void *dst, const void *src, size_t bytes, int threads)
     parallel_copy(stream_copy_fn(), dst, src, bytes, threads);
 }
 
-double memcpy_gbps(void *dst, const void *src, size_t bytes, int threads) {
-    return copy_gbps(Copy::Memcpy, dst, src, bytes, threads);
+void row_stream_copy(void *dst, const void *src, size_t bytes, RowSide side, int rows, size_t run_bytes) {
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("avx2")) return;
+    auto *out = static_cast<uint8_t *>(dst);
+    auto *in = const_cast<uint8_t *>(static_cast<const uint8_t *>(src));
+    const size_t group = static_cast<size_t>(rows) * run_bytes;
+    size_t done = 0;
+    for (; group > 0 && done + group <= bytes; done += group) {
+        if (side == RowSide::Read) {
+            row_group_avx2(in + done, out + done, true, rows, run_bytes);
+        } else {
+            row_group_avx2(out + done, in + done, false, rows, run_bytes);
+        }
+    }
+    stream_copy(out + done, in + done, bytes - done);  // the last part short of a group; SFENCE
+#else
+    (void)dst, (void)src, (void)bytes, (void)side, (void)rows, (void)run_bytes;
+#endif
 }
 
-double copy_gbps(Copy copy, void *dst, const void *src, size_t bytes, int threads) {
+namespace {
+
+// GB/s (bytes read + written) of `copy`, timed over one batch of about 20 ms.
+template <typename CopyOnce>
+double batch_gbps(size_t bytes, const CopyOnce &copy) {
     using clock = std::chrono::steady_clock;
-    const CopyFn fn = copy == Copy::Stream ? stream_copy_fn() : plain_copy;
     // Doubling batches up to 2 ms estimate the rate; one batch of about 20 ms measures it.
-    parallel_copy(fn, dst, src, bytes, threads);
+    copy();
     auto batch_seconds = [&](int64_t reps) {
         const auto t0 = clock::now();
-        for (int64_t i = 0; i < reps; i++) parallel_copy(fn, dst, src, bytes, threads);
+        for (int64_t i = 0; i < reps; i++) copy();
         return std::chrono::duration<double>(clock::now() - t0).count();
     };
     int64_t reps = 1;
@@ -121,6 +195,27 @@ double copy_gbps(Copy copy, void *dst, const void *src, size_t bytes, int thread
         seconds = batch_seconds(reps);
     }
     return 2.0 * static_cast<double>(bytes) * static_cast<double>(reps) / seconds / 1e9;
+}
+
+}  // namespace
+
+double memcpy_gbps(void *dst, const void *src, size_t bytes, int threads) {
+    return copy_gbps(Copy::Memcpy, dst, src, bytes, threads);
+}
+
+double copy_gbps(Copy copy, void *dst, const void *src, size_t bytes, int threads) {
+    const CopyFn fn = copy == Copy::Stream ? stream_copy_fn() : plain_copy;
+    return batch_gbps(bytes, [&] { parallel_copy(fn, dst, src, bytes, threads); });
+}
+
+double row_stream_copy_gbps(void *dst, const void *src, size_t bytes, RowSide side, int rows, size_t run_bytes) {
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("avx2")) return 0;
+    return batch_gbps(bytes, [&] { row_stream_copy(dst, src, bytes, side, rows, run_bytes); });
+#else
+    (void)dst, (void)src, (void)bytes, (void)side, (void)rows, (void)run_bytes;
+    return 0;
+#endif
 }
 
 }  // namespace yardstick

@@ -23,4 +23,15 @@ enum class Copy { Memcpy, Stream };
 double memcpy_gbps(void *dst, const void *src, size_t bytes, int threads);
 double copy_gbps(Copy copy, void *dst, const void *src, size_t bytes, int threads);
 
+// The streaming copy with a permutation's row pattern, the limit for a kernel that reads or
+// writes several short rows at once: the bytes move in groups of `rows` runs of `run_bytes`, the
+// runs of a group read (RowSide::Read) or written (RowSide::Write) together, 64 bytes from each
+// in turn, the other side in order. SpaceToDepth NHWC reads bh input rows per output row;
+// DepthToSpace NHWC writes bh output rows per input row. Past the cache each run is a stream
+// the hardware prefetcher must pick up again, which a one-stream copy never pays. 1 thread,
+// AVX2 loads and non-temporal stores; 0 on CPUs without AVX2.
+enum class RowSide { Read, Write };
+void row_stream_copy(void *dst, const void *src, size_t bytes, RowSide side, int rows, size_t run_bytes);
+double row_stream_copy_gbps(void *dst, const void *src, size_t bytes, RowSide side, int rows, size_t run_bytes);
+
 }  // namespace yardstick

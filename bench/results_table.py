@@ -210,7 +210,7 @@ def streaming_targets(cases, ratio, stream_ratio, gbps, syard, model, model_stre
             rows_gbps = ryard.get((c, DRAM)) if threads == 1 else None
             if rows_gbps and limit:
                 case_gbps = gbps[(c, DRAM)][("spacedepth", 1)]
-                why += (f" A streaming copy with its rows reaches {rows_gbps / limit:.2f} of the limit; "
+                why += (f"; a streaming copy with its rows reaches {rows_gbps / limit:.2f} of the limit, "
                         f"the case {case_gbps / rows_gbps:.2f} of that")
             out.append(f"  - {c}: {r:.2f} of the limit; {why}.")
     if model_stream:

@@ -69,11 +69,8 @@ echo "ok: SPACEDEPTH_HOST_TARGET_ONLY keeps $kept"
 # build's sources: building them all again took 170 s of one core, 1.5 minutes of make test.
 "$cmake" --build "$out" -j 1 --target spacedepth_general_u32 spacedepth_halide_runtime > "$out/build.log" 2>&1 \
     || { tail -30 "$out/build.log"; echo "FAIL: the demo build's general_u32"; exit 1; }
-halide_include=$(sed -n 's|^HalideHelpers_DIR:PATH=\(.*\)/lib[0-9]*/cmake/HalideHelpers$|\1/include|p' "$out/CMakeCache.txt")
-cxx=$(sed -n 's|^CMAKE_CXX_COMPILER:[A-Z]*=||p' "$out/CMakeCache.txt")
-"$cxx" -std=c++17 -O1 -DKERNEL=spacedepth_general_u32 -DGENERAL_FAMILY -I "$halide_include" -I "$out/generators" \
-    "$src/tests/kernel_call.cpp" "$out/lib/libspacedepth_general_u32.a" "$out/lib/libspacedepth_halide_runtime.a" \
-    -lpthread -ldl -o "$out/kernel_call"
+"$src/tests/build_kernel_call.sh" "$src" "$out" spacedepth_general_u32 "$out/lib/libspacedepth_general_u32.a" \
+    "$out/kernel_call" -DGENERAL_FAMILY
 "${emulator[@]}" "$out/kernel_call" > "$out/kernel_call.log" 2>"$out/kernel_call.err" \
     || { cat "$out/kernel_call.log" "$out/kernel_call.err"; echo "FAIL: general_u32 for $kept"; exit 1; }
 echo "ok: the demo build's general_u32 for $kept runs right"

@@ -64,11 +64,8 @@ if [[ "$target" != x86-64* ]]; then
     echo "ok: $target regenerates (not linked: no $target sysroot here)"
     exit 0
 fi
-# Link and call it. Halide's runtime header is beside its CMake package.
-halide_include=$(sed -n 's|^HalideHelpers_DIR:PATH=\(.*\)/lib[0-9]*/cmake/HalideHelpers$|\1/include|p' "$out/CMakeCache.txt")
-cxx=$(sed -n 's|^CMAKE_CXX_COMPILER:[A-Z]*=||p' "$out/CMakeCache.txt")
-"$cxx" -std=c++17 -O1 -DKERNEL=$kernel -I "$halide_include" -I "$out/generators" "$src/tests/kernel_call.cpp" \
-    "$kernel_archive" "$out/lib/libspacedepth_halide_runtime.a" -lpthread -ldl -o "$out/kernel_call"
+# Link and call it.
+"$src/tests/build_kernel_call.sh" "$src" "$out" "$kernel" "$kernel_archive" "$out/kernel_call"
 # Halide's names for the target's x86 features, as /proc/cpuinfo spells them.
 declare -A cpu_flag=([sse41]=sse4_1 [avx]=avx [avx2]=avx2 [fma]=fma [f16c]=f16c [avx512]="avx512f avx512cd"
                      [avx512_skylake]="avx512f avx512cd avx512vl avx512bw avx512dq"

@@ -73,14 +73,11 @@ grep -q '(4096/' "${stmt}_general_u32.stmt" || fail "no 4096-element tasks"
 grep -q '(16384/' "${stmt}_general_u32.stmt" && fail "64 KiB tasks remain"
 echo "ok: the kernels show every generator value"
 
-halide_include=$(sed -n 's|^HalideHelpers_DIR:PATH=\(.*\)/lib[0-9]*/cmake/HalideHelpers$|\1/include|p' "$fixture/CMakeCache.txt")
-cxx=$(sed -n 's|^CMAKE_CXX_COMPILER:[A-Z]*=||p' "$fixture/CMakeCache.txt")
 for k in general_u32 transpose_u32; do
     family_views=""
     [ $k = general_u32 ] && family_views=-DGENERAL_FAMILY
-    "$cxx" -std=c++17 -O1 -DKERNEL=spacedepth_$k $family_views -I "$halide_include" -I "$fixture/generators" \
-        "$src/tests/kernel_call.cpp" "$fixture/lib/libspacedepth_$k.a" "$fixture/lib/libspacedepth_halide_runtime.a" \
-        -lpthread -ldl -o "$fixture/call_$k"
+    "$src/tests/build_kernel_call.sh" "$src" "$fixture" spacedepth_$k "$fixture/lib/libspacedepth_$k.a" "$fixture/call_$k" \
+        $family_views
     if [ -n "$avx2" ]; then "$fixture/call_$k" > "$out/call_$k.log" || { cat "$out/call_$k.log"; fail "spacedepth_$k"; }; fi
 done
 [ -n "$avx2" ] && echo "ok: the tuned kernels copy right" || echo "ok: the tuned kernels link (not run: this CPU lacks AVX2)"

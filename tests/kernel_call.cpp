@@ -1,5 +1,5 @@
-// Calls one 4-byte kernel of a separate build directly (ctest regenerate_* and tuning_database:
-// tests/check_regenerate.sh, tests/check_tuning.sh), on 6-D views laid out as
+// Calls one 4-byte kernel of a separate build directly (ctest regenerate_*, tuning_database and
+// emulated_demo_build; tests/build_kernel_call.sh compiles it), on 6-D views laid out as
 // contract/kernel_contract.h says, serially and on the thread pool, and checks every element.
 // Written against the kernel's own header and the contract alone, so it links with two archives,
 // the kernel and the Halide runtime, and needs no runtime library or other kernel.

@@ -258,8 +258,6 @@ TEST(Streaming, WisdomKeepsTheChoice) {
     spacedepth::forget_wisdom();
 }
 
-}  // namespace
-
 // The benchmark's row-pattern yardstick (tools/memcpy_yardstick.h, the limit RESULTS.md reads the
 // NHWC misses against) moves every byte where its description puts it: per group of `rows` runs,
 // the k-th 64 bytes of run r at sequential slot k * rows + r, the runs' last bytes short of 64
@@ -296,3 +294,5 @@ TEST(Streaming, RowPatternYardstickMovesEveryByte) {
         }
     }
 }
+
+}  // namespace

@@ -89,24 +89,22 @@ __attribute__((target("avx2"), always_inline)) inline void stream_64(uint8_t *ds
     }
 }
 
-// One group of row_stream_copy: `rows` runs at `grouped`, 64 bytes of each in turn, to or from
-// the sequential side at `in_order`; the runs' last bytes short of 64 with memcpy.
-__attribute__((target("avx2"))) void row_group_avx2(uint8_t *grouped, uint8_t *in_order, bool read_rows, int rows,
+// One group of row_stream_copy at `dst` and `src`: `rows` runs, 64 bytes of each in turn, read
+// from the runs into the bytes in order (read_rows) or from the bytes in order into the runs; the
+// runs' last bytes short of 64 with memcpy.
+__attribute__((target("avx2"))) void row_group_avx2(uint8_t *dst, const uint8_t *src, bool read_rows, int rows,
                                                     size_t run) {
     const size_t whole = run / 64 * 64;
+    size_t in_order = 0;
     for (size_t at = 0; at < whole; at += 64) {
         for (int r = 0; r < rows; r++, in_order += 64) {
-            uint8_t *row = grouped + r * run + at;
-            if (read_rows) {
-                stream_64(in_order, row);
-            } else {
-                stream_64(row, in_order);
-            }
+            const size_t at_run = r * run + at;
+            stream_64(dst + (read_rows ? in_order : at_run), src + (read_rows ? at_run : in_order));
         }
     }
     for (int r = 0; r < rows; r++, in_order += run - whole) {
-        uint8_t *row = grouped + r * run + whole;
-        std::memcpy(read_rows ? in_order : row, read_rows ? row : in_order, run - whole);
+        const size_t at_run = r * run + whole;
+        std::memcpy(dst + (read_rows ? in_order : at_run), src + (read_rows ? at_run : in_order), run - whole);
     }
 }
 #endif
@@ -158,15 +156,11 @@ void row_stream_copy(void *dst, const void *src, size_t bytes, RowSide side, int
 #if defined(__x86_64__)
     if (!__builtin_cpu_supports("avx2")) return;
     auto *out = static_cast<uint8_t *>(dst);
-    auto *in = const_cast<uint8_t *>(static_cast<const uint8_t *>(src));
+    const auto *in = static_cast<const uint8_t *>(src);
     const size_t group = static_cast<size_t>(rows) * run_bytes;
     size_t done = 0;
     for (; group > 0 && done + group <= bytes; done += group) {
-        if (side == RowSide::Read) {
-            row_group_avx2(in + done, out + done, true, rows, run_bytes);
-        } else {
-            row_group_avx2(out + done, in + done, false, rows, run_bytes);
-        }
+        row_group_avx2(out + done, in + done, side == RowSide::Read, rows, run_bytes);
     }
     stream_copy(out + done, in + done, bytes - done);  // the last part short of a group; SFENCE
 #else

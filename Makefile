@@ -8,7 +8,7 @@ CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers clean \
-        test-asan test-tsan test-large fuzz tune confirm-tuning compare-schedules
+        test-asan test-tsan test-large test-frameworks fuzz tune confirm-tuning compare-schedules
 
 all: build
 
@@ -62,6 +62,26 @@ test-asan test-tsan: test-%: build
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset $* -j $(JOBS)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" \
 		UBSAN_OPTIONS=print_stacktrace=1 $(CTEST) --preset $* -j $(JOBS)
+
+# The framework libraries (frameworks/: PyTorch operators, JAX FFI handlers, TensorFlow ops) in a
+# venv of their own with the pinned frameworks from PyPI (scripts/setup_frameworks.sh, about 6 GB)
+# and a build of their own (CMakePresets.json `frameworks`, build-frameworks/, the release build's
+# kernels): the libtorch program, tests/python and the torch tests with the C++ operators,
+# test_torch.py again with the Python ones, then JAX and TensorFlow, each framework in a process
+# of its own (torch.compile aborted in a process that had loaded TensorFlow and jaxlib). Not part
+# of `make test`; .ci/run runs both.
+FW_BUILD := build-frameworks
+FW_PYTEST := PYTHONPATH="$(CURDIR)/$(FW_BUILD)/python:$(CURDIR)/tests" .venv-frameworks/bin/python -m pytest -q -rs \
+             -p no:cacheprovider
+test-frameworks: build
+	@scripts/setup_frameworks.sh
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset frameworks >/dev/null
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset frameworks -j $(JOBS)
+	@$(FW_BUILD)/bin/spacedepth_torch_cpp
+	@$(FW_PYTEST) tests/frameworks/test_torch_ops.py tests/python
+	@SPACEDEPTH_TORCH_LIBRARY= $(FW_PYTEST) tests/python/test_torch.py
+	@$(FW_PYTEST) tests/frameworks/test_jax.py
+	@$(FW_PYTEST) tests/frameworks/test_tensorflow.py
 
 # The huge-tensor tests alone (> 2 GiB, > 2^31 elements; about 4.5 GiB of memory).
 test-large: build

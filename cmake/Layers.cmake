@@ -1,6 +1,7 @@
 # Include roots by layer. The source folders stack as
 #     contract  <  schedules  <  generators          (the kernels, built with Halide)
 #     contract  <  runtime  <  tools  <  python        (the library and its front ends)
+#                                tools  <  frameworks    (the PyTorch, JAX and TensorFlow libraries)
 # and tests/ and bench/ above everything. A target of one layer gets two include roots:
 # layers/<layer>, a folder of links to the source folders it may include, and
 # layers/<layer>.generated, links to those folders' generated files (generated/<folder>: the
@@ -14,6 +15,7 @@ set(SPACEDEPTH_LAYER_generators contract schedules generators)
 set(SPACEDEPTH_LAYER_runtime contract runtime)
 set(SPACEDEPTH_LAYER_tools contract runtime tools)
 set(SPACEDEPTH_LAYER_python tools)
+set(SPACEDEPTH_LAYER_frameworks tools frameworks)
 
 # Gives `target` the include roots of `layer` (PUBLIC, PRIVATE or INTERFACE: `scope`).
 function(spacedepth_layer target scope layer)

@@ -5,7 +5,7 @@ set -euo pipefail
 src="$1"
 clang_format="${2:-clang-format-14}"
 cd "$src"
-mapfile -t files < <(find contract generators schedules runtime include tools tests bench python -type f \
+mapfile -t files < <(find contract generators schedules runtime include tools tests bench python frameworks -type f \
                           \( -name '*.cpp' -o -name '*.h' -o -name '*.c' \) -not -path 'tests/fuzz/corpus/*' | sort)
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no sources found under $src"; exit 1; }
 bad=()

@@ -50,6 +50,21 @@ def _torch():
     return sys.modules.get("torch")
 
 
+def _framework_library(file: str, variable: str, needed_by: str = "") -> str:
+    """A framework library's path (README "Frameworks"): the environment variable's value if set
+    (empty: none), else the file beside this package. Where there is no such file: "", or
+    ImportError when the module `needed_by` cannot work without it."""
+    path = os.environ.get(variable)
+    if path is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
+    if path and os.path.exists(path):
+        return path
+    if needed_by:
+        raise ImportError(f"{needed_by} needs {file} beside the package (make test-frameworks builds it) or named by "
+                          f"{variable}")
+    return ""
+
+
 def _is_torch(x: Any) -> bool:
     torch = _torch()
     return torch is not None and isinstance(x, torch.Tensor)

@@ -4,10 +4,15 @@
     y = torch.ops.spacedepth.depth_to_space(x, [2, 2], "CRD", "NCHW")   # pixel_shuffle(x, 2)
     spacedepth.torch.depth_to_space(x, [2], order="CRD", layout="NCHW")  # the same, by name
 
-Registered with torch.library.custom_op (no C++ build against PyTorch): the kernels run through
-the DLPack path of the spacedepth module, a fake (meta) implementation gives torch.compile and
-meta tensors the output's shape, and the gradient of each op is the other op with the same block,
-order and layouts swapped. Checked with torch.library.opcheck (tests/python/test_torch.py).
+Where libspacedepth_torch.so sits beside this file (`make test-frameworks` builds it; the
+environment variable SPACEDEPTH_TORCH_LIBRARY names another), the operators are its C++ ones
+(TORCH_LIBRARY on torch's stable ABI: about a third of the Python operator's cost per call).
+Otherwise they are registered here with torch.library.custom_op, running through the DLPack path
+of the spacedepth module. Either way the same schema, a fake (meta) implementation here that
+gives torch.compile, torch.export and meta tensors the output's shape (symbolic sizes too), and
+the gradient of each op is the other op with the same block, order and layouts swapped. Checked
+with torch.library.opcheck (tests/python/test_torch.py, tests/frameworks/).
+`spacedepth.torch.NATIVE` says which is in use.
 
 Arguments: x a tensor in memory order for `layout` (any strides), block one size or one per
 spatial dim, order "DCR" or "CRD", layout and out_layout as in spacedepth.depth_to_space (an
@@ -23,7 +28,7 @@ import torch
 import spacedepth as _sd
 from . import _core
 
-__all__ = ["depth_to_space", "space_to_depth"]
+__all__ = ["depth_to_space", "space_to_depth", "NATIVE"]
 
 
 def _output_shape(shape: Sequence, op: str, block: Sequence[int], layout: str, out_layout: str) -> Tuple:
@@ -52,7 +57,7 @@ def _output_shape(shape: Sequence, op: str, block: Sequence[int], layout: str, o
     return (n, c // lanes_out, *spatial) + ((lanes_out,) if lanes_out > 1 else ())
 
 
-def _define(op: str):
+def _define_python(op: str) -> None:
     @torch.library.custom_op(f"spacedepth::{op}", mutates_args=())
     def impl(x: torch.Tensor, block: List[int], order: str = "DCR", layout: str = "NHWC",
              out_layout: str = "") -> torch.Tensor:
@@ -61,15 +66,24 @@ def _define(op: str):
             x = x.contiguous()  # a group's channels as a blocked layout needs them: adjacent
         return fn(x, tuple(block), order=order, layout=layout, out_layout=out_layout or layout)
 
-    @impl.register_fake
+
+def _define_fake(op: str) -> None:
+    @torch.library.register_fake(f"spacedepth::{op}")
     def _(x, block, order="DCR", layout="NHWC", out_layout=""):
         return x.new_empty(_output_shape(x.shape, op, block, layout, out_layout or layout))
 
-    return impl
 
-
-_depth_to_space = _define("depth_to_space")
-_space_to_depth = _define("space_to_depth")
+#: True where the operators are libspacedepth_torch's C++ ones.
+_LIBRARY = _sd._framework_library("libspacedepth_torch.so", "SPACEDEPTH_TORCH_LIBRARY")
+NATIVE = bool(_LIBRARY)
+if NATIVE:
+    torch.ops.load_library(_LIBRARY)
+for _op in ("depth_to_space", "space_to_depth"):
+    if not NATIVE:
+        _define_python(_op)
+    _define_fake(_op)
+_depth_to_space = torch.ops.spacedepth.depth_to_space.default
+_space_to_depth = torch.ops.spacedepth.space_to_depth.default
 
 
 def _setup_context(ctx, inputs, output):
@@ -85,8 +99,10 @@ def _backward_with(inverse):
     return backward
 
 
-_depth_to_space.register_autograd(_backward_with(_space_to_depth), setup_context=_setup_context)
-_space_to_depth.register_autograd(_backward_with(_depth_to_space), setup_context=_setup_context)
+torch.library.register_autograd("spacedepth::depth_to_space", _backward_with(_space_to_depth),
+                                setup_context=_setup_context)
+torch.library.register_autograd("spacedepth::space_to_depth", _backward_with(_depth_to_space),
+                                setup_context=_setup_context)
 
 
 def depth_to_space(x: torch.Tensor, block, *, order: str = "DCR", layout: str = "NHWC",

@@ -44,31 +44,27 @@ void check(sd_status status) {
 
 int lanes_of(sd_layout layout) { return spacedepth::layout_lanes(static_cast<spacedepth::Layout>(layout)); }
 
+// A rule the call breaks (array_layout's message) as ValueError.
+void require(const std::string &broken) {
+    if (!broken.empty()) throw nb::value_error(broken.c_str());
+}
+
 sd_layout parse_layout(const std::string &name, const char *which) {
-    spacedepth::Layout layout;
-    if (!spacedepth::layout_from_name(name, &layout)) {
-        throw nb::value_error((std::string(which) + " '" + name +
-                               "' is not a layout: NHWC, NCHW, NCHWc4, NCHWc8, NCHWc16 or NCHW_VECT_C (or the "
-                               "rank's own spellings: NWC, NDHWC, NCW, NCDHW, nChw16c, ...)")
-                                  .c_str());
-    }
-    return static_cast<sd_layout>(layout);
+    sd_layout layout = SD_LAYOUT_NHWC;
+    require(array_layout::parse_layout(name, which, &layout));
+    return layout;
 }
 
 sd_order parse_order(const std::string &name) {
-    spacedepth::Order order;
-    if (!spacedepth::order_from_name(name, &order)) {
-        throw nb::value_error(("order '" + name + "' is not DCR or CRD").c_str());
-    }
-    return static_cast<sd_order>(order);
+    sd_order order = SD_ORDER_DCR;
+    require(array_layout::parse_order(name, &order));
+    return order;
 }
 
 sd_op parse_op(const std::string &name) {
-    spacedepth::Op op;
-    if (!spacedepth::op_from_name(name, &op)) {
-        throw nb::value_error(("op '" + name + "' is not space_to_depth or depth_to_space").c_str());
-    }
-    return static_cast<sd_op>(op);
+    sd_op op = SD_SPACE_TO_DEPTH;
+    require(array_layout::parse_op(name, &op));
+    return op;
 }
 
 // The element type, by its DLPack code and width, through the library's dtype policy
@@ -93,41 +89,12 @@ sd_dtype dtype_of(nb::dlpack::dtype t) {
                              .c_str());
 }
 
-std::string shape_str(const Shape &s) {
-    std::string r = "(";
-    for (size_t i = 0; i < s.size(); i++) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + (s.size() == 1 ? ",)" : ")");
-}
+using array_layout::shape_str;
 
 // The logical dims (N, C, spatial...) of an array in a layout (tools/array_layout.h); `strides`
 // (optional, elements) become the logical strides the same way.
 void to_logical(const Shape &shape, const Shape *strides, sd_layout layout, const char *which, sd_tensor *t) {
-    const auto l = static_cast<spacedepth::Layout>(layout);
-    if (const std::string want = array_layout::misfit(shape, l); !want.empty()) {
-        throw nb::value_error((std::string(which) + " of shape " + shape_str(shape) + " does not fit layout " +
-                               spacedepth::layout_name(l) + ", which needs " + want)
-                                  .c_str());
-    }
-    const int k = lanes_of(layout);
-    const Shape dims = array_layout::logical_order(shape, l);
-    t->ndim = static_cast<int>(dims.size());
-    t->layout = layout;
-    for (int i = 0; i < t->ndim; i++) t->dims[i] = dims[i] * (i == 1 ? k : 1);
-    if (strides == nullptr) return;
-    const Shape logical_strides = array_layout::logical_order(*strides, l);
-    std::copy(logical_strides.begin(), logical_strides.end(), t->strides);
-    if (const int64_t lane = strides->back(); k > 1 && lane != 1) {
-        // Lanes that are not adjacent: still one channel stride when groups step k lanes (a
-        // broadcast, stride 0 for both, is one): the same memory as channels first.
-        if (layout == SD_LAYOUT_NCHW_VECT_C || t->strides[1] != k * lane) {
-            throw nb::value_error((std::string(which) + ": the " + std::to_string(k) +
-                                   " channels of a group (its last dim) must be adjacent (stride 1): got stride " +
-                                   std::to_string(lane))
-                                      .c_str());
-        }
-        t->layout = SD_LAYOUT_NCHW;
-        t->strides[1] = lane;
-    }
+    require(array_layout::describe(shape, strides, layout, which, t));
 }
 
 // An array's shape and strides (elements), whatever produced it.
@@ -154,16 +121,9 @@ sd_tensor tensor_of(const A &a, sd_layout layout, const char *which) {
 
 // The block as sd_params fields for tensors of ndim logical dims: one size is square.
 sd_params params_of(sd_op op, const BlockSizes &block, sd_order order, int ndim, int threads) {
-    const int spatial = ndim - 2;
-    if (block.size() != 1 && static_cast<int>(block.size()) != spatial) {
-        throw nb::value_error(("block has " + std::to_string(block.size()) + " sizes, but the tensors have " +
-                               std::to_string(spatial) + " spatial dim" + (spatial == 1 ? "" : "s") +
-                               ": give one size (square) or " + std::to_string(spatial))
-                                  .c_str());
-    }
-    int64_t sizes[3] = {0, 0, 0};  // d, h, w; 0 for a dim the tensors lack
-    for (int i = 0; i < spatial; i++) sizes[3 - spatial + i] = block.size() == 1 ? block[0] : block[i];
-    return sd_params{op, sizes[1], sizes[2], order, threads, sizes[0]};
+    sd_params p{};
+    require(array_layout::params_of(op, block, order, ndim, threads, &p));
+    return p;
 }
 
 bool on_host(int device_type) { return device_type == kDLCPU || device_type == kDLCUDAHost; }
@@ -172,20 +132,10 @@ bool on_host(int device_type) { return device_type == kDLCPU || device_type == k
 // the shapes do not divide).
 Shape output_shape(const std::string &op, const Shape &in_shape, const BlockSizes &block, const std::string &order,
                    const std::string &layout, const std::string &out_layout) {
-    sd_tensor in{}, out{};
-    to_logical(in_shape, nullptr, parse_layout(layout, "layout"), "x", &in);
-    const sd_params p = params_of(parse_op(op), block, parse_order(order), in.ndim, 0);
-    check(sd_output_dims_nd(&p, in.ndim, in.dims, out.dims));
-    out.ndim = in.ndim;
-    out.layout = parse_layout(out_layout, "out_layout");
-    if (const int k = lanes_of(out.layout); out.dims[1] % k != 0) {  // as validation words it
-        const std::string name = spacedepth::layout_name(static_cast<spacedepth::Layout>(out.layout));
-        throw nb::value_error((op + ": output channels C=" + std::to_string(out.dims[1]) + " are not divisible by " +
-                               std::to_string(k) + " (rule: " + name + " stores channels in groups of " +
-                               std::to_string(k) + ")")
-                                  .c_str());
-    }
-    return array_layout::array_shape(out.dims, out.ndim, static_cast<spacedepth::Layout>(out.layout));
+    Shape out;
+    require(array_layout::output_shape(parse_op(op), in_shape, block, parse_order(order),
+                                       parse_layout(layout, "layout"), parse_layout(out_layout, "out_layout"), &out));
+    return out;
 }
 
 // The CUDA context of a device's tensors: its primary context, the one PyTorch, CuPy and JAX use.
@@ -268,11 +218,6 @@ using RawTensor = std::tuple<uintptr_t, Shape, Shape, std::string, int, int>;
 
 sd_tensor tensor_of_raw(const RawTensor &r, sd_layout layout, const char *which, Device *device) {
     const auto &[data, shape, strides, dtype, device_type, device_id] = r;
-    if (shape.size() != strides.size()) {
-        throw nb::value_error((std::string(which) + ": " + std::to_string(shape.size()) + " dims but " +
-                               std::to_string(strides.size()) + " strides")
-                                  .c_str());
-    }
     sd_tensor t{};
     to_logical(shape, &strides, layout, which, &t);
     t.data = reinterpret_cast<void *>(data);

@@ -1,0 +1,64 @@
+#include "frameworks/framework_call.h"
+
+#include "tools/array_layout.h"
+#include "tools/cuda_driver.h"
+
+namespace spacedepth::framework {
+
+std::string prepare(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, sd_dtype dtype,
+                    const std::vector<int64_t> &block, const std::string &order, const std::string &layout,
+                    const std::string &out_layout, int threads, Call *call) {
+    sd_order o = SD_ORDER_DCR;
+    sd_layout in_layout = SD_LAYOUT_NHWC, to_layout = SD_LAYOUT_NHWC;
+    std::string broken = array_layout::parse_order(order, &o);
+    if (broken.empty()) broken = array_layout::parse_layout(layout, "layout", &in_layout);
+    if (broken.empty()) {
+        broken = array_layout::parse_layout(out_layout.empty() ? layout : out_layout, "out_layout", &to_layout);
+    }
+    if (broken.empty()) broken = array_layout::describe(shape, &strides, in_layout, "x", &call->in);
+    if (broken.empty()) broken = array_layout::params_of(op, block, o, call->in.ndim, threads, &call->params);
+    if (broken.empty()) {
+        broken = array_layout::output_shape(op, shape, block, o, in_layout, to_layout, &call->out_shape);
+    }
+    if (!broken.empty()) return broken;
+    std::vector<int64_t> out_strides(call->out_shape.size(), 1);
+    for (size_t i = out_strides.size(); i-- > 1;) out_strides[i - 1] = out_strides[i] * call->out_shape[i];
+    broken = array_layout::describe(call->out_shape, &out_strides, to_layout, "out", &call->out);
+    call->in.dtype = call->out.dtype = dtype;
+    return broken;
+}
+
+sd_dtype dtype_of_width(int64_t bytes) {
+    sd_dtype d = SD_DTYPE_COUNT;  // the dtype policy's raw elements ("V<bytes>")
+    const std::string raw = "V" + std::to_string(bytes);
+    return sd_dtype_from_typestr(raw.c_str(), &d) == SD_OK ? d : SD_DTYPE_COUNT;
+}
+
+namespace {
+
+std::string message_of(sd_status status) { return status == SD_OK ? "" : sd_last_error(); }
+
+sd_tensor with_data(sd_tensor t, const void *data) {
+    t.data = const_cast<void *>(data);  // sd_tensor has one pointer type for input and output
+    return t;
+}
+
+}  // namespace
+
+std::string run_host(const Call &call, const void *in, void *out) {
+    const sd_tensor i = with_data(call.in, in), o = with_data(call.out, out);
+    return message_of(sd_run(&call.params, &i, &o));
+}
+
+std::string run_cuda(const Call &call, const void *in, void *out, int device, void *stream) {
+    cuda_driver::Driver &d = cuda_driver::library();
+    void *context = d.usable() ? cuda_driver::primary_context(device) : nullptr;
+    if (context == nullptr) {
+        return "CUDA tensors need the CUDA driver and a GPU: " +
+               (d.usable() ? "no primary context for device " + std::to_string(device) : d.why_not);
+    }
+    const sd_tensor i = with_data(call.in, in), o = with_data(call.out, out);
+    return message_of(sd_run_cuda(&call.params, &i, &o, context, stream));
+}
+
+}  // namespace spacedepth::framework

@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers clean \
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers bench-frameworks clean \
         test-asan test-tsan test-large test-frameworks fuzz tune confirm-tuning compare-schedules
 
 all: build
@@ -66,8 +66,8 @@ test-asan test-tsan: test-%: build
 # The framework libraries (frameworks/: PyTorch operators, JAX FFI handlers, TensorFlow ops) in a
 # venv of their own with the pinned frameworks from PyPI (scripts/setup_frameworks.sh, about 6 GB)
 # and a build of their own (CMakePresets.json `frameworks`, build-frameworks/, the release build's
-# kernels): the libtorch program, tests/python and the torch tests with the C++ operators,
-# test_torch.py again with the Python ones, then JAX and TensorFlow, each framework in a process
+# kernels): clang-tidy over its sources, the libtorch program, tests/python and the torch tests with the C++ operators and
+# gradient, the torch tests with the Python gradient, test_torch.py with the Python operators, then JAX and TensorFlow, each framework in a process
 # of its own (torch.compile aborted in a process that had loaded TensorFlow and jaxlib). Not part
 # of `make test`; .ci/run runs both.
 FW_BUILD := build-frameworks
@@ -77,11 +77,19 @@ test-frameworks: build
 	@scripts/setup_frameworks.sh
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset frameworks >/dev/null
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset frameworks -j $(JOBS)
+	@tests/check_tidy.sh clang-tidy-14 . $(FW_BUILD)
 	@$(FW_BUILD)/bin/spacedepth_torch_cpp
 	@$(FW_PYTEST) tests/frameworks/test_torch_ops.py tests/python
+	@SPACEDEPTH_TORCH_AUTOGRAD_LIBRARY= $(FW_PYTEST) tests/frameworks/test_torch_ops.py tests/python/test_torch.py
 	@SPACEDEPTH_TORCH_LIBRARY= $(FW_PYTEST) tests/python/test_torch.py
 	@$(FW_PYTEST) tests/frameworks/test_jax.py
 	@$(FW_PYTEST) tests/frameworks/test_tensorflow.py
+
+# The framework libraries beside each framework's own op, per call and on the case matrix
+# (bench/frameworks_bench.py -> bench/frameworks.json), then bench/RESULTS.md again. Not part of CI.
+bench-frameworks: test-frameworks
+	@PYTHONPATH="$(CURDIR)/$(FW_BUILD)/python" .venv-frameworks/bin/python bench/frameworks_bench.py --bench $(BUILD)/bin/spacedepth_bench
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
 
 # The huge-tensor tests alone (> 2 GiB, > 2^31 elements; about 4.5 GiB of memory).
 test-large: build

@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import re
+import statistics
 import subprocess
 from collections import defaultdict
 
@@ -241,6 +242,61 @@ def describe_cpu(ctx):
     return ", ".join(x for x in [model, f"kernels: {isa}" if isa else "", "; ".join(caches)] if x)
 
 
+FRAMEWORK_PEERS = {"torch": "pixel_shuffle / pixel_unshuffle", "jax": "jit(reshape + transpose)",
+                   "tensorflow": "tf.nn.depth_to_space / space_to_depth"}
+
+
+def frameworks_section(path):
+    """The framework libraries beside each framework's own op (bench/frameworks.json, make bench-frameworks)."""
+    if not os.path.exists(path):
+        return ["## Frameworks", "", "Not run yet (`make bench-frameworks`).", ""]
+    data = json.load(open(path))
+    lines = ["## Frameworks", "",
+             f"`make bench-frameworks` (bench/frameworks_bench.py) on {data['date']}, commit `{data['commit']}`, "
+             f"{data['machine']}, 1 thread, each framework in a process of its own: the library's op (README "
+             "\"Frameworks\") against the framework's own on the same tensors, both checked against the numpy "
+             "reference first; each figure a median of alternating batches with a same-size numpy copy.", "",
+             "Per call, 64 float32 elements (D2S block 2; microseconds, best of 7 rounds):", "",
+             "| framework | version | the library | the framework's op | its cheapest op | library / own op |",
+             "|---|---|---|---|---|---|"]
+    for name, f in data["frameworks"].items():
+        cost = f.get("call_cost_us", {})
+        if cost:
+            cheapest = next((f"{v:.2f} ({k})" for k, v in cost.items() if k not in ("library", "own op")), "–")
+            lines.append(f"| {name} | {f['version']} | {cost['library']:.2f} | {cost['own op']:.2f} | {cheapest} | "
+                         f"{cost['library'] / cost['own op']:.2f}x |")
+    lines.append("")
+    for name, f in data["frameworks"].items():
+        rows = [r for r in f["rows"] if "speedup" in r]
+        if f.get("failed"):
+            lines += [f"{name}: the worker failed: {f['failed']}", ""]
+        if not rows:
+            continue
+        sizes = sorted({r["size"] for r in rows})
+        lines += [f"{name} {f['version']} against {FRAMEWORK_PEERS[name]}: the library's speed over the framework's "
+                  "op's (> 1: the library is faster), GB/s of the library and of numpy's copy in brackets.", ""]
+        for size in sizes:
+            at = [r["speedup"] for r in rows if r["size"] == size]
+            slower = sorted((r["speedup"], r["case"]) for r in rows if r["size"] == size and r["speedup"] < 1)
+            lines.append(f"- {SIZE_LABEL.get(size, size)}: faster in {sum(v >= 1 for v in at)} of {len(at)} cases "
+                         f"(median {statistics.median(at):.2f}x)" +
+                         (": slower in " + ", ".join(f"{c} ({v:.2f}x)" for v, c in slower) if slower else "") + ".")
+        errors = [r for r in f["rows"] if "error" in r]
+        if errors:
+            lines.append(f"- Not timed ({len(errors)} rows): " + "; ".join(sorted({r['error'] for r in errors}))[:300])
+        lines += ["", "| case | " + " | ".join(SIZE_LABEL.get(s, str(s)) for s in sizes) + " |",
+                  "|---|" + "---|" * len(sizes)]
+        by_case = defaultdict(dict)
+        for r in rows:
+            by_case[r["case"]][r["size"]] = r
+        for case in sorted(by_case):
+            cells = [f"{by_case[case][s]['speedup']:.2f}x ({by_case[case][s]['gbps']:.1f} / "
+                     f"{by_case[case][s]['memcpy_gbps']:.1f})" if s in by_case[case] else "–" for s in sizes]
+            lines.append(f"| {case} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
 def in_process_section(peers, plot_path):
     """The Python module beside each Python peer, in the peer's process, on the same arrays
     (bench/peers.py): the summary per (peer, size, threads), the slowest comparisons, the plot."""
@@ -338,6 +394,7 @@ def main():
     ap.add_argument("--peers", default=os.path.join(os.path.dirname(__file__), "peers.json"))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
     ap.add_argument("--plot", default=os.path.join(os.path.dirname(__file__), "ratio_to_memcpy.png"))
+    ap.add_argument("--frameworks", default=os.path.join(os.path.dirname(__file__), "frameworks.json"))
     ap.add_argument("--peers-plot", default=os.path.join(os.path.dirname(__file__), "peers_in_process.png"))
     ap.add_argument("--analysis", default=os.path.join(os.path.dirname(__file__), "ANALYSIS.md"))
     ap.add_argument("--bench", help="the harness binary: print each case's plan and rerun the beyond-cache misses")
@@ -525,6 +582,7 @@ def main():
         lines.append("")
 
     lines += in_process_section(peers, args.peers_plot)
+    lines += frameworks_section(args.frameworks)
 
     if threshold:
         tcases = sorted({c for c, _ in threshold})

@@ -20,7 +20,7 @@ print("\n".join(files))
 PY
 )
 [ ${#files[@]} -gt 0 ] || { echo "tidy: no project sources in $build/compile_commands.json"; exit 1; }
-filter="^$src/(contract|runtime|schedules|generators|tools|python|tests|bench|include)/"
+filter="^$src/(contract|runtime|schedules|generators|tools|python|frameworks|tests|bench|include)/"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

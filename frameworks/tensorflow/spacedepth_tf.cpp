@@ -51,8 +51,8 @@ sd_dtype dtype_of(tensorflow::DataType t) {
 }
 
 std::vector<int64_t> dims_of(const TensorShape &shape) {
-    std::vector<int64_t> d;
-    for (int i = 0; i < shape.dims(); i++) d.push_back(shape.dim_size(i));
+    std::vector<int64_t> d(static_cast<size_t>(shape.dims()));
+    for (int i = 0; i < shape.dims(); i++) d[i] = shape.dim_size(i);
     return d;
 }
 

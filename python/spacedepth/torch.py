@@ -28,7 +28,7 @@ import torch
 import spacedepth as _sd
 from . import _core
 
-__all__ = ["depth_to_space", "space_to_depth", "NATIVE"]
+__all__ = ["depth_to_space", "space_to_depth", "NATIVE", "CPP_AUTOGRAD"]
 
 
 def _output_shape(shape: Sequence, op: str, block: Sequence[int], layout: str, out_layout: str) -> Tuple:
@@ -78,6 +78,15 @@ _LIBRARY = _sd._framework_library("libspacedepth_torch.so", "SPACEDEPTH_TORCH_LI
 NATIVE = bool(_LIBRARY)
 if NATIVE:
     torch.ops.load_library(_LIBRARY)
+#: True where the gradient is C++ Autograd kernels (libspacedepth_torch_autograd-<torch version>.so,
+#: built for this very torch): calls then run no Python. Otherwise the formula below, in Python.
+CPP_AUTOGRAD = False
+if NATIVE:
+    _AUTOGRAD = _sd._framework_library(f"libspacedepth_torch_autograd-{torch.__version__}.so",
+                                       "SPACEDEPTH_TORCH_AUTOGRAD_LIBRARY")
+    if _AUTOGRAD:
+        torch.ops.load_library(_AUTOGRAD)
+        CPP_AUTOGRAD = True
 for _op in ("depth_to_space", "space_to_depth"):
     if not NATIVE:
         _define_python(_op)
@@ -99,10 +108,11 @@ def _backward_with(inverse):
     return backward
 
 
-torch.library.register_autograd("spacedepth::depth_to_space", _backward_with(_space_to_depth),
-                                setup_context=_setup_context)
-torch.library.register_autograd("spacedepth::space_to_depth", _backward_with(_depth_to_space),
-                                setup_context=_setup_context)
+if not CPP_AUTOGRAD:
+    torch.library.register_autograd("spacedepth::depth_to_space", _backward_with(_space_to_depth),
+                                    setup_context=_setup_context)
+    torch.library.register_autograd("spacedepth::space_to_depth", _backward_with(_depth_to_space),
+                                    setup_context=_setup_context)
 
 
 def depth_to_space(x: torch.Tensor, block, *, order: str = "DCR", layout: str = "NHWC",

@@ -1,8 +1,10 @@
 """The C++ PyTorch operators (libspacedepth_torch, stable ABI): loaded by spacedepth.torch, against
 torch's own pixel_shuffle / pixel_unshuffle (CRD) and the independent numpy reference (DCR, NHWC,
-ranks 1 and 3, fused layouts, strided and channels_last tensors), torch.compile with dynamic
-shapes and torch.export without graph breaks, and hostile input. tests/python/test_torch.py runs
+ranks 1 and 3, fused layouts, strided and channels_last tensors), the gradient (C++ or Python),
+torch.compile with dynamic shapes and torch.export without graph breaks, and hostile input. tests/python/test_torch.py runs
 opcheck, gradcheck and the rest on these operators too (make test-frameworks)."""
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -16,6 +18,13 @@ ops = torch.ops.spacedepth
 
 def test_the_native_operators_are_loaded():
     assert sdt.NATIVE
+    # The C++ gradient unless the run turned it off (make test-frameworks runs both ways).
+    assert sdt.CPP_AUTOGRAD == (os.environ.get("SPACEDEPTH_TORCH_AUTOGRAD_LIBRARY") != "")
+
+
+def test_second_derivatives_through_the_inverse_op():
+    x = torch.randn(1, 8, 2, 3, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda t: ops.depth_to_space(t, [2], "DCR", "NCHW", "NHWC"), (x,))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8,

@@ -10,7 +10,9 @@ framework in a process of its own. Writes bench/frameworks.json; bench/results_t
               steps in jax.numpy: every rank-2 case, 2 MiB and 64 MiB
   tensorflow  spacedepth.tensorflow against tf.nn.depth_to_space / space_to_depth: the NHWC DCR
               cases with a square block, 128 KiB, 2 MiB and 64 MiB
-Per call: a 64-element float32 tensor (4 channels, 4x4, block 2) against the framework's own op
+Timed: the call that returns the framework's new tensor (a new output, as the framework's users
+get it; at 64 MiB its fresh pages from the OS are most of the time on this VM). Per call: a
+64-element float32 tensor (4 channels, 4x4, block 2) against the framework's own op
 and its cheapest op (clone, jit(x + 0), tf.identity)."""
 import argparse
 import datetime
@@ -51,20 +53,19 @@ def jax_reference():
 
 
 def runners(framework, case, x):
-    """(the library's call, the framework's own), each returning a numpy array in the case's layout."""
+    """(the library's call, the framework's own): each returns the framework's tensor (JAX's ready),
+    in the case's layout, and np.asarray reads it for the check, outside the timing."""
     op, block, order, layout, out_layout = (case["op"], block_sizes(case), case["order"], case["layout"],
                                             case["out_layout"])
     if framework == "torch":
         import torch
-        ops = torch.ops.spacedepth
         t = torch.from_numpy(x)
         own = torch.nn.functional.pixel_shuffle if op == "depth_to_space" else torch.nn.functional.pixel_unshuffle
-        lib = getattr(ops, op)
+        lib = getattr(torch.ops.spacedepth, op)
         if layout == "NHWC":
             view = t.permute(0, 3, 1, 2)  # channels_last
-            return (lambda: lib(t, list(block), order, layout, "").numpy(),
-                    lambda: own(view, block[0]).permute(0, 2, 3, 1).numpy())
-        return lambda: lib(t, list(block), order, layout, "").numpy(), lambda: own(t, block[0]).numpy()
+            return lambda: lib(t, list(block), order, layout, ""), lambda: own(view, block[0]).permute(0, 2, 3, 1)
+        return lambda: lib(t, list(block), order, layout, ""), lambda: own(t, block[0])
     if framework == "jax":
         import jax
         import spacedepth.jax as sdj
@@ -73,13 +74,13 @@ def runners(framework, case, x):
         ref = jax_reference()
         theirs = jax.jit(lambda a: ref(a, op, block, order, layout, out_layout))
         a = jax.device_put(x)
-        return (lambda: np.asarray(ours(a).block_until_ready()), lambda: np.asarray(theirs(a).block_until_ready()))
+        return lambda: ours(a).block_until_ready(), lambda: theirs(a).block_until_ready()
     import tensorflow as tf
     import spacedepth.tensorflow as sdtf
     tx = tf.constant(x)
     lib = sdtf.depth_to_space if op == "depth_to_space" else sdtf.space_to_depth
     own = tf.nn.depth_to_space if op == "depth_to_space" else tf.nn.space_to_depth
-    return lambda: lib(tx, block[0]).numpy(), lambda: own(tx, block[0], data_format="NHWC").numpy()
+    return lambda: lib(tx, block[0]), lambda: own(tx, block[0], data_format="NHWC")
 
 
 def call_cost(framework, rounds=7):
@@ -117,6 +118,8 @@ def worker(framework, cases, min_time):
         import spacedepth.torch as sdt
         assert sdt.NATIVE, "libspacedepth_torch.so is not built: make test-frameworks"
     elif framework == "jax":
+        # XLA's own ops on one thread too (its Eigen pool otherwise takes every core).
+        os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
         import jax
         jax.config.update("jax_enable_x64", True)  # float64 and complex128 cases
     else:
@@ -138,7 +141,7 @@ def worker(framework, cases, min_time):
                 fns = runners(framework, case, x)
                 want = reference(x, case["op"], block_sizes(case), case["order"], case["layout"], case["out_layout"])
                 for f in fns:
-                    got = f()
+                    got = np.asarray(f())
                     if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
                         raise RuntimeError("an output differs from the reference")
                 src = np.ones(x.nbytes, np.uint8)

@@ -255,7 +255,11 @@ def frameworks_section(path):
              f"`make bench-frameworks` (bench/frameworks_bench.py) on {data['date']}, commit `{data['commit']}`, "
              f"{data['machine']}, 1 thread, each framework in a process of its own: the library's op (README "
              "\"Frameworks\") against the framework's own on the same tensors, both checked against the numpy "
-             "reference first; each figure a median of alternating batches with a same-size numpy copy.", "",
+             "reference first; each figure a median of alternating batches with a same-size numpy copy. Each call "
+             "returns a new tensor, as the frameworks' users get it: at 64 MiB its fresh pages from the OS take most "
+             "of the time on both sides, 4-35 ms per 64 MiB on this VM depending on whether the kernel hands out huge "
+             "pages (numpy's copy into a new array measured 6.9 and 43.7 ms within a minute), so the DRAM columns "
+             "compare allocators as much as kernels; the kernels alone are the C++ harness's tables above.", "",
              "Per call, 64 float32 elements (D2S block 2; microseconds, best of 7 rounds):", "",
              "| framework | version | the library | the framework's op | its cheapest op | library / own op |",
              "|---|---|---|---|---|---|"]

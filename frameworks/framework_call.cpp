@@ -3,11 +3,63 @@
 #include "tools/array_layout.h"
 #include "tools/cuda_driver.h"
 
+#include <utility>
+
 namespace spacedepth::framework {
+
+namespace {
+
+// The arguments of a prepare() that succeeded: frameworks call the same shape again and again,
+// and parsing names and describing arrays costs 0.45 us of a 64-element call that runs in 0.12.
+struct PrepareArgs {
+    sd_op op = SD_SPACE_TO_DEPTH;
+    sd_dtype dtype = SD_DTYPE_COUNT;
+    int threads = 0;
+    std::vector<int64_t> shape, strides, block;
+    std::string order, layout, out_layout;
+
+    bool operator==(const PrepareArgs &o) const {
+        return op == o.op && dtype == o.dtype && threads == o.threads && shape == o.shape && strides == o.strides &&
+               block == o.block && order == o.order && layout == o.layout && out_layout == o.out_layout;
+    }
+};
+
+struct LastPrepared {
+    bool valid = false;
+    PrepareArgs args;
+    Call call;
+};
+thread_local LastPrepared last_prepared;
+
+std::string prepare_uncached(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                             sd_dtype dtype, const std::vector<int64_t> &block, const std::string &order,
+                             const std::string &layout, const std::string &out_layout, int threads, Call *call);
+
+}  // namespace
 
 std::string prepare(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, sd_dtype dtype,
                     const std::vector<int64_t> &block, const std::string &order, const std::string &layout,
                     const std::string &out_layout, int threads, Call *call) {
+    LastPrepared &last = last_prepared;
+    PrepareArgs args{op, dtype, threads, shape, strides, block, order, layout, out_layout};
+    if (last.valid && last.args == args) {
+        *call = last.call;
+        return "";
+    }
+    std::string broken = prepare_uncached(op, shape, strides, dtype, block, order, layout, out_layout, threads, call);
+    last.valid = broken.empty();
+    if (last.valid) {
+        last.args = std::move(args);
+        last.call = *call;
+    }
+    return broken;
+}
+
+namespace {
+
+std::string prepare_uncached(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                             sd_dtype dtype, const std::vector<int64_t> &block, const std::string &order,
+                             const std::string &layout, const std::string &out_layout, int threads, Call *call) {
     sd_order o = SD_ORDER_DCR;
     sd_layout in_layout = SD_LAYOUT_NHWC, to_layout = SD_LAYOUT_NHWC;
     std::string broken = array_layout::parse_order(order, &o);
@@ -27,6 +79,8 @@ std::string prepare(sd_op op, const std::vector<int64_t> &shape, const std::vect
     call->in.dtype = call->out.dtype = dtype;
     return broken;
 }
+
+}  // namespace
 
 sd_dtype dtype_of_width(int64_t bytes) {
     sd_dtype d = SD_DTYPE_COUNT;  // the dtype policy's raw elements ("V<bytes>")

@@ -78,6 +78,21 @@ void *current_cuda_stream(int32_t device) {
     return stream;
 }
 
+// A new C-contiguous tensor of x's dtype and device: the shim's empty_strided directly, about
+// 1 us a call less than torch::stable::new_empty, which boxes its arguments for the dispatcher.
+Tensor new_contiguous(const Tensor &x, const std::vector<int64_t> &shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    int32_t dtype = 0, device_type = 0, device_index = 0;
+    AtenTensorHandle handle = nullptr;
+    STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(x.get(), &dtype));
+    STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(x.get(), &device_type));
+    STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(x.get(), &device_index));
+    STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(shape.size()), shape.data(),
+                                                           strides.data(), dtype, device_type, device_index, &handle));
+    return Tensor(handle);
+}
+
 Tensor run(sd_op op, Tensor x, IntList block, const std::string &order, const std::string &layout,
            const std::string &out_layout) {
     const std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
@@ -93,7 +108,7 @@ Tensor run(sd_op op, Tensor x, IntList block, const std::string &order, const st
                              layout, out_layout, 0, &call);
     }
     require(broken);
-    Tensor y = torch::stable::new_empty(x, call.out_shape);
+    Tensor y = new_contiguous(x, call.out_shape);
     if (x.is_cpu()) {
         require(fw::run_host(call, x.const_data_ptr(), y.mutable_data_ptr()));
     } else if (x.is_cuda()) {

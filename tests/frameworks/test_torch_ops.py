@@ -114,3 +114,20 @@ def test_empty_and_meta_tensors():
     assert ops.depth_to_space(torch.zeros(0, 8, 2, 2), [2], "CRD", "NCHW", "").shape == (0, 2, 4, 4)
     meta = ops.depth_to_space(torch.empty(1, 8, 3, 5, device="meta"), [2], "DCR", "NCHW", "NHWC")
     assert meta.device.type == "meta" and meta.shape == (1, 6, 10, 2)
+
+
+def test_repeated_and_alternating_calls():
+    # framework_call.cpp keeps the last prepared call per thread: a call that differs in any one
+    # argument must not reuse it, and a broken one right after a good one must still raise.
+    x = torch.arange(1 * 8 * 4 * 6, dtype=torch.int32).reshape(1, 8, 4, 6)
+    calls = [("CRD", "NCHW", ""), ("DCR", "NCHW", ""), ("DCR", "NHWC", ""), ("DCR", "NCHW", "NHWC"), ("CRD", "NCHW", "")]
+    for order, layout, out_layout in calls * 2:
+        got = ops.space_to_depth(x, [2], order, layout, out_layout)
+        want = reference(x.numpy(), "space_to_depth", 2, order, layout, out_layout or layout)
+        assert np.array_equal(got.numpy(), want)
+    assert np.array_equal(ops.space_to_depth(x[:, :, :, :4], [2], "CRD", "NCHW", "").numpy(),
+                          reference(x[:, :, :, :4].numpy(), "space_to_depth", 2, "CRD", "NCHW", "NCHW"))
+    with pytest.raises(RuntimeError, match="order"):
+        ops.space_to_depth(x, [2], "RCD", "NCHW", "")
+    with pytest.raises(RuntimeError, match="divisible"):
+        ops.space_to_depth(x, [3], "CRD", "NCHW", "")

@@ -69,12 +69,9 @@ std::string prepare_uncached(sd_op op, const std::vector<int64_t> &shape, const 
     }
     if (broken.empty()) broken = array_layout::describe(shape, &strides, in_layout, "x", &call->in);
     if (broken.empty()) broken = array_layout::params_of(op, block, o, call->in.ndim, threads, &call->params);
-    if (broken.empty()) {
-        broken = array_layout::output_shape(op, shape, block, o, in_layout, to_layout, &call->out_shape);
-    }
+    if (broken.empty()) broken = array_layout::output_array_shape(call->params, call->in, to_layout, &call->out_shape);
     if (!broken.empty()) return broken;
-    std::vector<int64_t> out_strides(call->out_shape.size(), 1);
-    for (size_t i = out_strides.size(); i-- > 1;) out_strides[i - 1] = out_strides[i] * call->out_shape[i];
+    const std::vector<int64_t> out_strides = array_layout::contiguous_strides(call->out_shape);
     broken = array_layout::describe(call->out_shape, &out_strides, to_layout, "out", &call->out);
     call->in.dtype = call->out.dtype = dtype;
     return broken;
@@ -105,12 +102,9 @@ std::string run_host(const Call &call, const void *in, void *out) {
 }
 
 std::string run_cuda(const Call &call, const void *in, void *out, int device, void *stream) {
-    cuda_driver::Driver &d = cuda_driver::library();
-    void *context = d.usable() ? cuda_driver::primary_context(device) : nullptr;
-    if (context == nullptr) {
-        return "CUDA tensors need the CUDA driver and a GPU: " +
-               (d.usable() ? "no primary context for device " + std::to_string(device) : d.why_not);
-    }
+    std::string why;
+    void *context = cuda_driver::tensor_context(device, &why);
+    if (context == nullptr) return why;
     const sd_tensor i = with_data(call.in, in), o = with_data(call.out, out);
     return message_of(sd_run_cuda(&call.params, &i, &o, context, stream));
 }

@@ -120,16 +120,28 @@ std::string params_of(sd_op op, const std::vector<int64_t> &block, sd_order orde
     return "";
 }
 
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    return strides;
+}
+
 std::string output_shape(sd_op op, const std::vector<int64_t> &in_shape, const std::vector<int64_t> &block,
                          sd_order order, sd_layout layout, sd_layout out_layout, std::vector<int64_t> *out_shape) {
-    sd_tensor in{}, out{};
+    sd_tensor in{};
     sd_params p{};
     if (std::string e = describe(in_shape, nullptr, layout, "x", &in); !e.empty()) return e;
     if (std::string e = params_of(op, block, order, in.ndim, 0, &p); !e.empty()) return e;
-    if (sd_output_dims_nd(&p, in.ndim, in.dims, out.dims) != SD_OK) return sd_last_error();
+    return output_array_shape(p, in, out_layout, out_shape);
+}
+
+std::string output_array_shape(const sd_params &params, const sd_tensor &in, sd_layout out_layout,
+                               std::vector<int64_t> *out_shape) {
+    sd_tensor out{};
+    if (sd_output_dims_nd(&params, in.ndim, in.dims, out.dims) != SD_OK) return sd_last_error();
     const auto l = static_cast<Layout>(out_layout);
     if (const int k = spacedepth::layout_lanes(l); out.dims[1] % k != 0) {  // as validation words it
-        return std::string(op == SD_SPACE_TO_DEPTH ? "space_to_depth" : "depth_to_space") +
+        return std::string(params.op == SD_SPACE_TO_DEPTH ? "space_to_depth" : "depth_to_space") +
                ": output channels C=" + std::to_string(out.dims[1]) + " are not divisible by " + std::to_string(k) +
                " (rule: " + spacedepth::layout_name(l) + " stores channels in groups of " + std::to_string(k) + ")";
     }

@@ -45,6 +45,14 @@ std::string describe(const std::vector<int64_t> &shape, const std::vector<int64_
 std::string params_of(sd_op op, const std::vector<int64_t> &block, sd_order order, int ndim, int threads,
                       sd_params *params);
 
+// The strides (elements) of a C-contiguous array of this shape.
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape);
+
+// The output array shape in out_layout of a call on an input already described (describe,
+// params_of).
+std::string output_array_shape(const sd_params &params, const sd_tensor &in, sd_layout out_layout,
+                               std::vector<int64_t> *out_shape);
+
 // The output array shape for an input array shape (the runtime's message where shapes do not
 // divide).
 std::string output_shape(sd_op op, const std::vector<int64_t> &in_shape, const std::vector<int64_t> &block,

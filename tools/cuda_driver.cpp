@@ -107,4 +107,14 @@ void *primary_context(int device_ordinal) {
     return context;
 }
 
+void *tensor_context(int device_ordinal, std::string *why) {
+    Driver &d = library();
+    void *context = d.usable() ? primary_context(device_ordinal) : nullptr;
+    if (context == nullptr) {
+        *why = "CUDA tensors need the CUDA driver and a GPU: " +
+               (d.usable() ? "no primary context for device " + std::to_string(device_ordinal) : d.why_not);
+    }
+    return context;
+}
+
 }  // namespace cuda_driver

@@ -54,5 +54,8 @@ Driver &library();
 // A device's primary context (the one PyTorch, CuPy and JAX use), retained once per process and
 // never made current here; null without a driver or that device.
 void *primary_context(int device_ordinal);
+// The context for a framework's CUDA tensors on a device: its primary context, or null with *why
+// saying what is missing ("CUDA tensors need the CUDA driver and a GPU: ...").
+void *tensor_context(int device_ordinal, std::string *why);
 
 }  // namespace cuda_driver

@@ -4,6 +4,7 @@
 // call for the whole batch. The CPU handler runs on host memory through the library's one-shot
 // path (a plan per shape, cached per thread); the CUDA handler on XLA's stream of the device.
 #include "frameworks/framework_call.h"
+#include "tools/array_layout.h"
 
 #include <xla/ffi/api/ffi.h>
 
@@ -58,8 +59,7 @@ ffi::Error prepare(sd_op op, const ffi::AnyBuffer &x, ffi::Result<ffi::AnyBuffer
     }
     std::vector<int64_t> shape(dims.begin() + (rank - ndim), dims.end());
     for (int64_t i = 0; i < rank - ndim; i++) shape[0] *= dims[i];  // batch dims into N
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    const std::vector<int64_t> strides = array_layout::contiguous_strides(shape);
     const std::string broken = fw::prepare(op, shape, strides, dtype, std::vector<int64_t>(block.begin(), block.end()),
                                            std::string(order), std::string(layout), std::string(out_layout), 0, call);
     if (!broken.empty()) return ffi::Error::InvalidArgument(broken);

@@ -4,6 +4,7 @@
 // CRD) and out_format (a fused layout conversion; "" keeps data_format). CPU kernels for every
 // element type; TensorFlow's tensors are dense row-major.
 #include "frameworks/framework_call.h"
+#include "tools/array_layout.h"
 
 #include <tensorflow/core/framework/op.h>
 #include <tensorflow/core/framework/op_kernel.h>
@@ -78,8 +79,7 @@ Status infer_shape(InferenceContext *c) {
         }
         shape.push_back(c->Value(c->Dim(in, i)));
     }
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    const std::vector<int64_t> strides = array_layout::contiguous_strides(shape);
     fw::Call call;
     const std::string broken =
         fw::prepare(kOp, shape, strides, SD_UINT8, std::vector<int64_t>(block.begin(), block.end()), order, format,
@@ -110,8 +110,7 @@ public:
                     tensorflow::errors::InvalidArgument("unsupported dtype ", tensorflow::DataTypeString(x.dtype()),
                                                         " (spacedepth moves elements of 1, 2, 4, 8 or 16 bytes)"));
         const std::vector<int64_t> shape = dims_of(x.shape());
-        std::vector<int64_t> strides(shape.size(), 1);
-        for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+        const std::vector<int64_t> strides = array_layout::contiguous_strides(shape);
         fw::Call call;
         const std::string broken =
             fw::prepare(kOp, shape, strides, dtype, block_, order_, format_, out_format_, 0, &call);

@@ -9,6 +9,7 @@
 //   y = torch.ops.spacedepth.depth_to_space(x, [2, 2], "CRD", "NCHW", "")   # pixel_shuffle(x, 2)
 #define TORCH_TARGET_VERSION (((0ULL + 2) << 56) | ((0ULL + 10) << 48))
 #include "frameworks/framework_call.h"
+#include "tools/array_layout.h"
 
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
@@ -81,8 +82,7 @@ void *current_cuda_stream(int32_t device) {
 // A new C-contiguous tensor of x's dtype and device: the shim's empty_strided directly, about
 // 1 us a call less than torch::stable::new_empty, which boxes its arguments for the dispatcher.
 Tensor new_contiguous(const Tensor &x, const std::vector<int64_t> &shape) {
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    const std::vector<int64_t> strides = array_layout::contiguous_strides(shape);
     int32_t dtype = 0, device_type = 0, device_index = 0;
     AtenTensorHandle handle = nullptr;
     STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(x.get(), &dtype));

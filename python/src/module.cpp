@@ -140,13 +140,9 @@ Shape output_shape(const std::string &op, const Shape &in_shape, const BlockSize
 
 // The CUDA context of a device's tensors: its primary context, the one PyTorch, CuPy and JAX use.
 void *cuda_context(int device_id) {
-    cuda_driver::Driver &d = cuda_driver::library();
-    void *context = d.usable() ? cuda_driver::primary_context(device_id) : nullptr;
-    if (context == nullptr) {
-        throw std::runtime_error(
-            "CUDA tensors need the CUDA driver and a GPU: " +
-            (d.usable() ? "no primary context for device " + std::to_string(device_id) : d.why_not));
-    }
+    std::string why;
+    void *context = cuda_driver::tensor_context(device_id, &why);
+    if (context == nullptr) throw std::runtime_error(why);
     return context;
 }
 
@@ -255,8 +251,7 @@ public:
         out_shape_ = output_shape(op, in_shape_, block, order, layout, out_layout);
         out_strides_ = out_strides;
         if (out_strides_.empty()) {
-            out_strides_.assign(out_shape_.size(), 1);
-            for (size_t i = out_shape_.size(); i-- > 1;) out_strides_[i - 1] = out_strides_[i] * out_shape_[i];
+            out_strides_ = array_layout::contiguous_strides(out_shape_);
         } else if (out_strides_.size() != out_shape_.size()) {
             throw nb::value_error(("out_strides has " + std::to_string(out_strides_.size()) +
                                    " values; the output has shape " + shape_str(out_shape_))

@@ -256,13 +256,12 @@ def frameworks_section(path):
              f"{data['machine']}, 1 thread, each framework in a process of its own: the library's op (README "
              "\"Frameworks\") against the framework's own on the same tensors, both checked against the numpy "
              "reference first; each figure a median of alternating batches with a same-size numpy copy. Each call "
-             "returns a new tensor, as the frameworks' users get it: at 64 MiB its fresh pages from the OS take most "
-             "of the time on both sides, 4-35 ms per 64 MiB on this VM depending on whether the kernel hands out huge "
-             "pages (numpy's copy into a new array measured 6.9 and 43.7 ms within a minute), so the DRAM columns "
-             "compare allocators as much as kernels; the kernels alone are the C++ harness's tables above. JAX's "
-             "DRAM column is slower than that explains: timed inside the FFI handler, the library's call took "
-             "37-40 ms of a 64 MiB D2S NCHW CRD f32 C64 on XLA's output buffers, against 3 ms into touched numpy "
-             "memory and 11 ms into a new numpy array; not explained yet.", "",
+             "returns a new tensor, as the frameworks' users get it: at 64 MiB that is fresh memory from the OS, whose "
+             "first writes fault 4 KiB at a time on this VM (transparent huge pages \"madvise\"): about 31 ms of a "
+             "64 MiB copy, 9-11 ms in huge pages. The library advises huge pages for the outputs of 4 MiB and more "
+             "that it writes (docs/DESIGN.md), as numpy does for its arrays and the frameworks' CPU allocators do "
+             "not, so the DRAM columns compare that as much as the kernels; the kernels alone are the C++ "
+             "harness's tables above.", "",
              "Per call, 64 float32 elements (D2S block 2; microseconds, best of 7 rounds):", "",
              "| framework | version | the library | the framework's op | its cheapest op | library / own op |",
              "|---|---|---|---|---|---|"]

@@ -3,7 +3,12 @@
 #include "tools/array_layout.h"
 #include "tools/cuda_driver.h"
 
+#include <cstdint>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace spacedepth::framework {
 
@@ -96,7 +101,40 @@ sd_tensor with_data(sd_tensor t, const void *data) {
 
 }  // namespace
 
+namespace {
+
+// A framework's new output is memory its allocator has just taken from the OS. On a kernel whose
+// transparent huge pages are "madvise" (this VM's), its first writes then fault 4 KiB at a time:
+// an AVX2 copy of 64 MiB into a fresh mmap took 31 ms, and 9-11 ms after MADV_HUGEPAGE (plain or
+// non-temporal stores alike); under jax.jit a 64 MiB depth_to_space went from 25 to 7-10 ms (2-core
+// AMD EPYC VM, 2026-12-06). numpy advises its arrays of 4 MiB and more the same way; XLA's,
+// torch's and TensorFlow's CPU allocators do not. The advice covers the whole 2 MiB pages inside
+// the output, which the call writes completely; repeating it on advised memory costs 0.3 us, and
+// a kernel or mapping that refuses it leaves the call as it was.
+constexpr uint64_t huge_page_bytes = uint64_t{2} << 20;
+constexpr uint64_t advise_min_bytes = uint64_t{4} << 20;
+
+void advise_huge_pages(const Call &call, void *out) {
+#if defined(MADV_HUGEPAGE)
+    uint64_t bytes = static_cast<uint64_t>(sd_dtype_size(call.out.dtype));
+    for (int64_t extent : call.out_shape) bytes *= static_cast<uint64_t>(extent);  // prepare() checked it fits
+    if (bytes < advise_min_bytes) return;
+    const uint64_t begin = reinterpret_cast<uintptr_t>(out);
+    const uint64_t first = (begin + huge_page_bytes - 1) & ~(huge_page_bytes - 1);
+    const uint64_t last = (begin + bytes) & ~(huge_page_bytes - 1);
+    if (last > first) {
+        (void)madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);  // a hint: errors change nothing
+    }
+#else
+    (void)call;
+    (void)out;
+#endif
+}
+
+}  // namespace
+
 std::string run_host(const Call &call, const void *in, void *out) {
+    advise_huge_pages(call, out);
     const sd_tensor i = with_data(call.in, in), o = with_data(call.out, out);
     return message_of(sd_run(&call.params, &i, &o));
 }

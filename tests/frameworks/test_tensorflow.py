@@ -11,6 +11,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 tf = pytest.importorskip("tensorflow")
 
 import spacedepth.tensorflow as sdtf  # noqa: E402
+from huge_pages import advised  # noqa: E402
 from numpy_reference import reference  # noqa: E402
 
 
@@ -79,3 +80,25 @@ def test_tf_function_and_gradients_as_tf_nn():
 def test_hostile_input_raises_one_clear_error(call, match):
     with pytest.raises((tf.errors.InvalidArgumentError, ValueError, TypeError), match=match):
         call()
+
+
+class SharedBuffer:
+    """A tensor's own buffer as numpy sees it through DLPack (t.numpy() may copy)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __dlpack__(self, **kwargs):
+        return tf.experimental.dlpack.to_dlpack(self.tensor)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+
+def test_large_outputs_are_advised_huge_pages():
+    # TensorFlow's new output of 4 MiB and more: the kernel advises its whole 2 MiB pages for
+    # transparent huge pages before writing them (framework_call.cpp).
+    x = tf.reshape(tf.range(128 * 256 * 64, dtype=tf.float32), (1, 128, 256, 64))  # 8 MiB
+    y = np.from_dlpack(SharedBuffer(sdtf.depth_to_space(x, 2)))
+    assert np.array_equal(y, tf.nn.depth_to_space(x, 2).numpy())
+    assert advised(y.__array_interface__["data"][0] + (4 << 20))

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import spacedepth.torch as sdt
+from huge_pages import advised
 from numpy_reference import reference
 
 F = torch.nn.functional
@@ -131,3 +132,12 @@ def test_repeated_and_alternating_calls():
         ops.space_to_depth(x, [2], "RCD", "NCHW", "")
     with pytest.raises(RuntimeError, match="divisible"):
         ops.space_to_depth(x, [3], "CRD", "NCHW", "")
+
+
+def test_large_outputs_are_advised_huge_pages():
+    # A new output of 4 MiB and more is fresh memory from the allocator; the operator advises its
+    # whole 2 MiB pages for transparent huge pages before writing them (framework_call.cpp).
+    x = torch.arange(64 * 128 * 256, dtype=torch.float32).reshape(1, 64, 128, 256)  # 8 MiB
+    y = ops.depth_to_space(x, [2], "CRD", "NCHW", "")
+    assert torch.equal(y, torch.nn.functional.pixel_shuffle(x, 2))
+    assert advised(y.data_ptr() + (4 << 20))

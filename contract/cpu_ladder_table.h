@@ -59,7 +59,7 @@ enum class Widths : uint8_t {
     PixelWidths,    // two vectors down to 16 bytes, halving
     Vector,         // one native vector
     BlockWidths,    // LadderShape::block_widths
-    WidestFitting,  // per row: the widest block width of at most one vector within max_gather_bytes
+    WidestFitting,  // per row: the widest block width of at most one vector within max_gather_bytes, then the narrowest
     RowWidths,      // LadderShape::row_widths
     None,           // the scalar row
 };

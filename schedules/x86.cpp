@@ -21,10 +21,10 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // vector the loop overhead showed in NHWC DCR f32 C64 at 2 MiB.
     s.run_factors = run_widths(tuned(t.run_vectors, 4), vec);
     // Unrolled-block patterns from a full vector down to half a vector or 16 bytes (8 for 1-byte
-    // elements), whichever is narrower: NCHW planes narrower than one vector (small
-    // C at 128 KiB, u8 C16) otherwise fell to scalar code. With 64-byte vectors half a vector was
-    // not enough: u8 NCHW C64 at 128 KiB (22-byte input rows) and the u8 C16 per-pixel transpose
-    // ran scalar, at 0.02x memcpy. 8-byte vectors for the 8-11-byte input rows of small u8 NCHW
+    // elements), whichever is narrower: NCHW planes narrower than one vector (small C at 128 KiB,
+    // u8 C16) otherwise fell to scalar code. With 64-byte vectors half a vector was not enough:
+    // u8 NCHW C64 at 128 KiB (22-byte input rows) and the u8 C16 per-pixel transpose ran scalar,
+    // at 0.02x memcpy. 8-byte vectors for the 8-11-byte input rows of small u8 NCHW
     // DepthToSpace tensors, against the 16-byte floor (AMD EPYC, AVX-512, 1 thread, through a
     // plan, medians of 3-9 alternating rounds, 2026-12-06): D2S NCHW u8 C64 b2 at 16 and 32 KiB
     // 0.017-0.027 -> 0.29-0.34x memcpy, u8 C16 at 4 KiB 0.016 -> 0.26-0.29x, NCHW_VECT_C CRD

@@ -20,4 +20,3 @@ def advised(address):
             elif inside and head == "VmFlags:":
                 return "hg" in line.split()[1:]
     pytest.skip(f"no mapping with VmFlags holds {address:#x}")
-

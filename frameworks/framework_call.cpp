@@ -4,7 +4,6 @@
 #include "tools/cuda_driver.h"
 
 #include <cstdint>
-#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -23,9 +22,12 @@ struct PrepareArgs {
     std::vector<int64_t> shape, strides, block;
     std::string order, layout, out_layout;
 
-    bool operator==(const PrepareArgs &o) const {
-        return op == o.op && dtype == o.dtype && threads == o.threads && shape == o.shape && strides == o.strides &&
-               block == o.block && order == o.order && layout == o.layout && out_layout == o.out_layout;
+    // Compared in place: a hit copies no vector or string.
+    bool same(sd_op o, const std::vector<int64_t> &sh, const std::vector<int64_t> &st, sd_dtype d,
+              const std::vector<int64_t> &b, const std::string &ord, const std::string &lay, const std::string &out,
+              int t) const {
+        return op == o && dtype == d && threads == t && shape == sh && strides == st && block == b && order == ord &&
+               layout == lay && out_layout == out;
     }
 };
 
@@ -35,32 +37,6 @@ struct LastPrepared {
     Call call;
 };
 thread_local LastPrepared last_prepared;
-
-std::string prepare_uncached(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
-                             sd_dtype dtype, const std::vector<int64_t> &block, const std::string &order,
-                             const std::string &layout, const std::string &out_layout, int threads, Call *call);
-
-}  // namespace
-
-std::string prepare(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, sd_dtype dtype,
-                    const std::vector<int64_t> &block, const std::string &order, const std::string &layout,
-                    const std::string &out_layout, int threads, Call *call) {
-    LastPrepared &last = last_prepared;
-    PrepareArgs args{op, dtype, threads, shape, strides, block, order, layout, out_layout};
-    if (last.valid && last.args == args) {
-        *call = last.call;
-        return "";
-    }
-    std::string broken = prepare_uncached(op, shape, strides, dtype, block, order, layout, out_layout, threads, call);
-    last.valid = broken.empty();
-    if (last.valid) {
-        last.args = std::move(args);
-        last.call = *call;
-    }
-    return broken;
-}
-
-namespace {
 
 std::string prepare_uncached(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
                              sd_dtype dtype, const std::vector<int64_t> &block, const std::string &order,
@@ -82,26 +58,12 @@ std::string prepare_uncached(sd_op op, const std::vector<int64_t> &shape, const 
     return broken;
 }
 
-}  // namespace
-
-sd_dtype dtype_of_width(int64_t bytes) {
-    sd_dtype d = SD_DTYPE_COUNT;  // the dtype policy's raw elements ("V<bytes>")
-    const std::string raw = "V" + std::to_string(bytes);
-    return sd_dtype_from_typestr(raw.c_str(), &d) == SD_OK ? d : SD_DTYPE_COUNT;
-}
-
-namespace {
-
 std::string message_of(sd_status status) { return status == SD_OK ? "" : sd_last_error(); }
 
 sd_tensor with_data(sd_tensor t, const void *data) {
     t.data = const_cast<void *>(data);  // sd_tensor has one pointer type for input and output
     return t;
 }
-
-}  // namespace
-
-namespace {
 
 // A framework's new output is memory its allocator has just taken from the OS. On a kernel whose
 // transparent huge pages are "madvise" (this VM's), its first writes then fault 4 KiB at a time:
@@ -132,6 +94,29 @@ void advise_huge_pages(const Call &call, void *out) {
 }
 
 }  // namespace
+
+std::string prepare(sd_op op, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, sd_dtype dtype,
+                    const std::vector<int64_t> &block, const std::string &order, const std::string &layout,
+                    const std::string &out_layout, int threads, Call *call) {
+    LastPrepared &last = last_prepared;
+    if (last.valid && last.args.same(op, shape, strides, dtype, block, order, layout, out_layout, threads)) {
+        *call = last.call;
+        return "";
+    }
+    std::string broken = prepare_uncached(op, shape, strides, dtype, block, order, layout, out_layout, threads, call);
+    last.valid = broken.empty();
+    if (last.valid) {
+        last.args = PrepareArgs{op, dtype, threads, shape, strides, block, order, layout, out_layout};
+        last.call = *call;
+    }
+    return broken;
+}
+
+sd_dtype dtype_of_width(int64_t bytes) {
+    sd_dtype d = SD_DTYPE_COUNT;  // the dtype policy's raw elements ("V<bytes>")
+    const std::string raw = "V" + std::to_string(bytes);
+    return sd_dtype_from_typestr(raw.c_str(), &d) == SD_OK ? d : SD_DTYPE_COUNT;
+}
 
 std::string run_host(const Call &call, const void *in, void *out) {
     advise_huge_pages(call, out);

@@ -45,10 +45,15 @@ enum class Device : int { Host, Cuda, OpenCL };
 //              streaming stores to part of a line ran 1.03-4.2x slower (64 MiB, 2-core EPYC).
 //   Small:     CPU only: serial, least entry cost, for tensors of a few KiB; never streams (a
 //              streaming store pays off only past the last-level cache).
+//   Shuffle:   CPU only, serial, and no Halide kernel ("microkernel": no device builds it): the
+//              runtime's table-lookup microkernel (runtime/block_shuffle.h) for views whose output
+//              is dense from its first byte, where the ladder's rows are slowest (byte
+//              permutations, short runs, tiny planes).
 #define SPACEDEPTH_KERNEL_FAMILIES(FAMILY)              \
     FAMILY(General, general, "host stream cuda opencl") \
     FAMILY(Transpose, transpose, "host cuda opencl")    \
-    FAMILY(Small, small, "host")
+    FAMILY(Small, small, "host")                        \
+    FAMILY(Shuffle, shuffle, "microkernel")
 
 #define SPACEDEPTH_FAMILY_ENUMERATOR(enumerator, name, devices) enumerator,
 enum class KernelFamily : int { SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_ENUMERATOR) };

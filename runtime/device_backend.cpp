@@ -45,6 +45,10 @@ std::vector<const RegisteredKernel *> linked_kernels() {
 }
 
 const RegisteredKernel *find_kernel(Device device, KernelFamily family, int width) {
+    if (family == KernelFamily::Shuffle) {
+        const int w = kernel_width_index(width);
+        return device == Device::Host && w >= 0 ? &kShuffleKernels[w] : nullptr;
+    }
     const RegisteredKernel *begin = kRegisteredKernels;
     size_t count = std::size(kRegisteredKernels);
     if (device != Device::Host) {

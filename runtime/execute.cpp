@@ -100,6 +100,14 @@ int call_kernel(KernelFn fn, const KernelPlan &plan, const DeviceBackend *backen
 
 Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel *kernel, const void *in, void *out,
                const DeviceCall &call) {
+    if (plan.shuffle != nullptr) {
+        // The shuffle family: the runtime's microkernel, on the host (make_kernel_plan sets a
+        // program only there). No load passes the input's highest byte.
+        const uint8_t *in_bytes = static_cast<const uint8_t *>(in);
+        run_shuffle(*plan.shuffle, in_bytes + plan.in_offset, static_cast<uint8_t *>(out) + plan.out_offset,
+                    in_bytes + p.in_low_bytes + p.in_span_bytes);
+        return {};
+    }
     if (kernel == nullptr) {
         kernel = find_kernel(call.device, plan.family, plan.width);
     }

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <iterator>
 #include <string_view>
 
 // One declaration per kernel: the generator's signature (KernelFn), C linkage.
@@ -111,6 +112,16 @@ inline constexpr RegisteredKernel kRegisteredKernels[] = {
 #include "contract/kernels.inc"
 #undef SPACEDEPTH_KERNEL
 };
+
+// The shuffle family's entries, one per width: no Halide function (fn is null); execute() runs the
+// plan's program (runtime/block_shuffle.h) for them, whatever the width (its tables are in bytes).
+inline constexpr RegisteredKernel kShuffleKernels[] = {
+    {Device::Host, KernelFamily::Shuffle, 1, "block_shuffle", nullptr, nullptr},
+    {Device::Host, KernelFamily::Shuffle, 2, "block_shuffle", nullptr, nullptr},
+    {Device::Host, KernelFamily::Shuffle, 4, "block_shuffle", nullptr, nullptr},
+    {Device::Host, KernelFamily::Shuffle, 8, "block_shuffle", nullptr, nullptr},
+};
+static_assert(std::size(kShuffleKernels) == kKernelWidthCount, "a shuffle entry per kernel width");
 
 // The registered kernel for (device, family, width), or nullptr: the CPU kernels above, a GPU
 // device's from its component where this program links it (device_backend.cpp).

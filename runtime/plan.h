@@ -3,6 +3,7 @@
 #pragma once
 
 #include "contract/kernel_contract.h"
+#include "runtime/block_shuffle.h"
 #include "runtime/checked_math.h"
 #include "runtime/view.h"
 
@@ -49,6 +50,9 @@ struct KernelPlan {
     bool avx2_path = false;         // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
     bool input_loop_order = false;  // dims 1.. follow the input's memory order
     bool stream = false;            // call the kernel's streaming-store twin (set only where it has one)
+    // The shuffle family's windows and tables (set with that family only); the kernel dims and
+    // loops above are then the other families' arrangement, which it does not read.
+    std::shared_ptr<const ShuffleProgram> shuffle;
     PlanChoice choice() const { return {family, parallel, avx2_path, input_loop_order, stream}; }
 };
 
@@ -61,6 +65,11 @@ KernelPlan make_kernel_plan(const Problem &problem, const View &view, Device dev
                             const PlanChoice *choice = nullptr);
 // The plan in words: family, width, kernel dims, loops, path and threads.
 std::string describe_plan(const KernelPlan &plan);
+// The shuffle family's program for a view on `isa`, with the byte offsets of each tensor's origin
+// (walk_output_forwards), or null where the view has none (an output not dense from its first
+// byte). make_kernel_plan() takes it with best_shuffle_isa(); the per-path tests with each.
+std::shared_ptr<const ShuffleProgram> plan_shuffle(const Problem &problem, const View &view, ShuffleIsa isa,
+                                                   int64_t *in_offset, int64_t *out_offset);
 
 // Steps the two planners share (plan_cpu.cpp).
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).

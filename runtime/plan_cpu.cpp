@@ -5,6 +5,7 @@
 // switch, arrange_for_kernel (the slots of contract/kernel_contract.h), choose_family,
 // choose_avx2_path, choose_streaming, chunk_long_extents. describe_plan() is here too.
 #include "contract/cpu_ladder_table.h"
+#include "runtime/block_shuffle.h"
 #include "runtime/isa.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/plan.h"
@@ -223,7 +224,10 @@ void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoic
         plan->family = KernelFamily::Small;
     }
     const bool transposable = d0.out_stride == 1 && d1.in_stride == 1;
-    if (choice != nullptr && (choice->family != KernelFamily::Transpose || transposable)) {
+    // A chosen shuffle keeps the rules' family here; choose_shuffle replaces the plan where the
+    // view has a shuffle program.
+    if (choice != nullptr && choice->family != KernelFamily::Shuffle &&
+        (choice->family != KernelFamily::Transpose || transposable)) {
         plan->family = choice->family;
     }
 }
@@ -382,14 +386,98 @@ void chunk_long_extents(KernelPlan *plan) {
     }
 }
 
+// The steps every device shares up to widening: the view in bytes, in the output's order.
+DimList output_order_bytes(const Problem &p, const View &view, KernelPlan *plan) {
+    DimList dims = view_in_bytes(p, view, &plan->fragments);
+    walk_output_forwards(&dims, plan);
+    sort_by_output_stride(&dims);
+    return merge_contiguous(dims);
+}
+
+}  // namespace
+
+std::shared_ptr<const ShuffleProgram> plan_shuffle(const Problem &problem, const View &view, ShuffleIsa isa,
+                                                   int64_t *in_offset, int64_t *out_offset) {
+    KernelPlan plan;
+    const DimList dims = output_order_bytes(problem, view, &plan);
+    *in_offset = plan.in_offset;
+    *out_offset = plan.out_offset;
+    return make_shuffle_program(dims, plan.fragments, isa);
+}
+
+namespace {
+
+// Where the rules take the shuffle family over the ladder's plan (serial plain-store plans; the
+// kernel slots as arranged for the ladder):
+//   tiny: a tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
+//   the views below, where the shuffle's program costs at most max_shuffle_cost() a byte:
+//     planes interleaved: a block digit gathered from planes, whose rows (slot 1, contiguous in
+//     the input) are under 8 bytes: NCHW DepthToSpace of 2x2-4x4 planes;
+//     short deinterleaves: slot 0 steps at most kMaxDeinterleaveStride elements and is at most 8
+//     bytes: NCHW SpaceToDepth of such planes, NHWC SpaceToDepth CRD of 3-6 u8 channels;
+//     pixel transposes: slot 0 gathers at most 4 elements at most 12 bytes apart: NHWC
+//     DepthToSpace CRD of 3 u8 channels.
+// Measured with a scratch harness on the matrix and the model shapes, 1 KiB-2 MiB (2-core AMD
+// EPYC Zen 4, 1 thread; per row the geometric mean of two runs, the ladder's plan against the
+// shuffle's on the same call). AVX-512 VBMI: tiny, 41 of 43 rows faster at 1 KiB (up to 32x; one
+// 0.77x); the costed views 12 of 12 at 4 KiB (1.2-57x: u8 and f32 C64 NCHW planes from 0.016-0.058
+// of memcpy to 0.22-0.90), 6 of 6 at 16 KiB, and 3-4 of 4 at 128 KiB and 2 MiB (NHWC CRD u8
+// C3/C6 and f32 C3 at 128 KiB 1.6-2.7x). AVX2: tiny 39 of 43 (0.42-22x), the costed views 8 of 8
+// at 4 KiB, 4 of 5 at 16 KiB, all at 128 KiB and 2 MiB (1.2-4.2x). The cost bound left out the
+// rows that ran slower (NCHW_VECT_C CRD i8 C16 from 16 KiB, 0.44-0.91x); the ladder's runs (NHWC
+// DCR, 0.5-1.0x), wide gathers (NHWC CRD C16-C64, 0.1-0.7x) and longer rows stay with it.
+enum class ShuffleRule { None, Tiny, IfCheap };
+ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
+    if (plan.parallel || plan.stream || plan.family == KernelFamily::Transpose) return ShuffleRule::None;
+    const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
+    const int64_t w = plan.width, d0_bytes = d0.extent * w, step0 = magnitude(d0.in_stride);
+    if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16) return ShuffleRule::Tiny;
+    const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && step0 > ladder::kMaxDeinterleaveStride &&
+                                    d1.in_stride == 1 && d1.out_stride == d0.extent && d1.extent * w < 8;
+    const bool short_deinterleave =
+        step0 > 1 && step0 <= ladder::kMaxDeinterleaveStride && d0_bytes <= 8 && d1.in_stride != 1;
+    const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
+    return planes_interleaved || short_deinterleave || pixel_transpose ? ShuffleRule::IfCheap : ShuffleRule::None;
+}
+
+// The most a program may cost a byte (ShuffleProgram::cost_per_byte) for the rules' costed
+// views, on the instruction sets measured; 0 on the others (SSSE3, NEON, scalar), where only a
+// PlanChoice (MEASURE, wisdom) takes the family.
+double max_shuffle_cost(ShuffleIsa isa) { return isa == ShuffleIsa::Vbmi ? 0.3 : isa == ShuffleIsa::Avx2 ? 0.5 : 0; }
+
+// The shuffle family, on the view in bytes (make_kernel_plan keeps it from before widening):
+// where a PlanChoice names it, or where shuffle_rule() takes it over the plan the other steps
+// made. It runs serially on bytes (its tables are in bytes, so the element is never widened),
+// with plain stores, and only where the output is dense from its first byte.
+void choose_shuffle(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, const DimList &byte_dims,
+                    KernelPlan *plan) {
+    if (choice != nullptr && choice->family != KernelFamily::Shuffle) return;
+    const ShuffleIsa isa = best_shuffle_isa();
+    const ShuffleRule rule = choice != nullptr ? ShuffleRule::Tiny : shuffle_rule(p, points, *plan);
+    if (rule == ShuffleRule::None || (choice == nullptr && max_shuffle_cost(isa) == 0)) return;
+    Fragments fragments = plan->fragments;  // back in bytes
+    for (auto &[i, o] : fragments) {
+        i *= plan->width;
+        o *= plan->width;
+    }
+    std::shared_ptr<const ShuffleProgram> program = make_shuffle_program(byte_dims, fragments, isa);
+    if (program == nullptr) return;
+    if (rule == ShuffleRule::IfCheap && program->cost_per_byte > max_shuffle_cost(isa)) return;
+    plan->family = KernelFamily::Shuffle;
+    plan->shuffle = std::move(program);
+    plan->width = 1;
+    plan->kernel_dims = byte_dims;
+    plan->loop_dims.clear();
+    plan->fragments = std::move(fragments);
+    plan->parallel = plan->avx2_path = plan->input_loop_order = plan->stream = false;
+}
+
 }  // namespace
 
 KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, const PlanChoice *choice) {
     KernelPlan plan;
-    DimList dims = view_in_bytes(p, view, &plan.fragments);
-    walk_output_forwards(&dims, &plan);
-    sort_by_output_stride(&dims);
-    dims = merge_contiguous(dims);
+    DimList dims = output_order_bytes(p, view, &plan);
+    const DimList byte_dims = dims;
     widen_element(p, &dims, &plan.fragments, &plan);
     if (device != Device::Host) {
         plan.device = device;
@@ -405,11 +493,30 @@ KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, c
     choose_avx2_path(points, choice, &plan);
     choose_streaming(p, points, choice, &plan);
     chunk_long_extents(&plan);
+    choose_shuffle(p, points, choice, byte_dims, &plan);
     return plan;
 }
 
 std::string describe_plan(const KernelPlan &plan) {
     std::ostringstream s;
+    if (plan.shuffle != nullptr) {
+        const ShuffleProgram &sp = *plan.shuffle;
+        s << "shuffle microkernel (" << shuffle_isa_name(sp.isa) << "), windows of " << sp.window_bytes << " bytes in "
+          << sp.vectors.size() << " vector(s) of up to " << sp.vector_bytes << " bytes";
+        int chunks = 0, tables = 0;
+        for (const ShuffleVector &v : sp.vectors) {
+            chunks = std::max(chunks, v.chunks);
+            tables = std::max(tables, v.span_tables);
+        }
+        if (chunks > 0) s << " from up to " << chunks << " 16-byte chunk(s) each";
+        if (chunks == 0 && tables > 0) s << " from up to " << tables << " 64-byte load(s) each";
+        s << ", " << sp.windows << " a row";
+        if (sp.tail_units > 0) s << " and a tail of " << sp.tail_units << " x " << sp.unit_bytes << " bytes";
+        if (!sp.outer.empty()) s << ", " << sp.outer.size() << " outer loop dim(s)";
+        if (sp.fragments.size() > 1) s << ", " << sp.fragments.size() << " fragments";
+        s << ", serial";
+        return s.str();
+    }
     static const char *const kDeviceNames[] = {"", "CUDA ", "OpenCL "};
     s << kDeviceNames[static_cast<int>(plan.device)] << kernel_family_name(plan.family) << " u" << plan.width * 8
       << " kernel, dims (extent:in_stride:out_stride, innermost first)";

@@ -34,7 +34,7 @@ for flag in avx2 fma f16c; do grep -qw $flag /proc/cpuinfo || avx2=""; done
 
 echo "== 1. invalid databases"
 for bad in bad_value:"generator.run_vectors = 3 is not one of the declared values (1, 2, 4, 8)" \
-           bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, long_run_bytes, parallel_min_bytes, small_max_bytes, stream_min_bytes, stream_parallel_min_bytes, stream_partial_min_bytes, transpose_min_extent)"; do
+           bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, long_run_bytes, parallel_min_bytes, shuffle_max_bytes, small_max_bytes, stream_min_bytes, stream_parallel_min_bytes, stream_partial_min_bytes, transpose_min_extent)"; do
     dir="${bad%%:*}"; want="${bad#*:}"
     rm -rf "$out/$dir"
     if kernels "$out/$dir" "$src/tests/tuning/$dir" > "$out/$dir.log" 2>&1; then fail "$dir configured"; fi
@@ -104,7 +104,7 @@ else
     export SPACEDEPTH_MAX_ISA=avx2  # the path the fixture is for, on CPUs that have better ones
     info=$("$runtime/bin/spacedepth" info --op space_to_depth --block 2 --layout NHWC --shape 1,16,16,8)
     grep -q "tuning database: x86-64-linux-avx2.json" <<< "$info" || { echo "$info"; fail "the runtime does not report the database"; }
-    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 long_run_bytes=128 parallel_min_bytes=65536 small_max_bytes=16384 stream_min_bytes=8388608 stream_parallel_min_bytes=33554432 stream_partial_min_bytes=25165824 transpose_min_extent=16" <<< "$info" \
+    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 long_run_bytes=128 parallel_min_bytes=65536 shuffle_max_bytes=2048 small_max_bytes=16384 stream_min_bytes=8388608 stream_parallel_min_bytes=33554432 stream_partial_min_bytes=25165824 transpose_min_extent=16" <<< "$info" \
         || { echo "$info"; fail "the runtime does not use the database's switch points"; }
     # The linked kernels are the host build's: the runtime must not claim the fixture's values.
     grep -q "tuned schedule" <<< "$info" && { echo "$info"; fail "the runtime claims schedule values its kernels lack"; }

@@ -301,7 +301,8 @@ class CliTest(unittest.TestCase):
         r = self.cli("info", "--op", "depth_to_space", "--shape", "1,32,8,8", "--layout", "NCHWc8", "--block", "2",
                      "--order", "CRD")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stdout, r"call: .* kernel, dims")
+        # A Halide kernel's plan, or the shuffle microkernel's (this 8 KiB call of 4x4 planes).
+        self.assertRegex(r.stdout, r"call: (.* kernel, dims|shuffle microkernel)")
 
 
 if __name__ == "__main__":

@@ -87,11 +87,13 @@ TEST(IsaDispatch, RunsTheForcedPath) {
         GTEST_SKIP() << "this CPU cannot run the " << kLevels[want] << " path (it has " << kLevels[cpu_level()] << ")";
     }
     // A 1-byte kernel (the VBMI rung is built for those only): NCHW with one channel reads every
-    // other byte, so the runtime cannot widen the element.
-    std::vector<uint8_t> in(64), out(64);
-    for (int i = 0; i < 64; i++) in[i] = static_cast<uint8_t>(i);
-    auto tin = spacedepth::Tensor::dense(in.data(), spacedepth::DType::UInt8, spacedepth::Layout::NCHW, {1, 1, 8, 8});
-    auto tout = spacedepth::Tensor::dense(out.data(), spacedepth::DType::UInt8, spacedepth::Layout::NCHW, {1, 4, 4, 4});
+    // other byte, so the runtime cannot widen the element; rows of 32 bytes, which the rules
+    // leave to the Halide kernels (the shuffle microkernel takes shorter ones).
+    std::vector<uint8_t> in(4096), out(4096);
+    for (int i = 0; i < 4096; i++) in[i] = static_cast<uint8_t>(i);
+    auto tin = spacedepth::Tensor::dense(in.data(), spacedepth::DType::UInt8, spacedepth::Layout::NCHW, {1, 1, 64, 64});
+    auto tout =
+        spacedepth::Tensor::dense(out.data(), spacedepth::DType::UInt8, spacedepth::Layout::NCHW, {1, 4, 32, 32});
     ASSERT_TRUE(spacedepth::space_to_depth(tin, tout, 2).ok());
     // The wrappers take the baseline without asking when every better path is refused, and a cap
     // installed after this hook refuses them before it is asked.

@@ -1,0 +1,477 @@
+// The shuffle family's microkernel (block_shuffle.h): the window search and tables, then one
+// loop per instruction set, each compiled for its set (target regions below) and chosen from the
+// CPU probe under SPACEDEPTH_MAX_ISA, as the Halide wrappers' paths are.
+#include "runtime/block_shuffle.h"
+#include "runtime/isa.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+namespace spacedepth::detail {
+
+const char *shuffle_isa_name(ShuffleIsa isa) {
+    static const char *const kNames[] = {"scalar", "SSSE3", "AVX2", "AVX-512 VBMI", "NEON"};
+    return kNames[static_cast<int>(isa)];
+}
+
+ShuffleIsa best_shuffle_isa() {
+#if defined(__x86_64__)
+    auto present = [](std::string_view name) {
+        for (const Feature &f : cpu_features()) {
+            if (f.present && name == f.halide_name) return true;
+        }
+        return false;
+    };
+    // avx512_cannonlake is Skylake's AVX-512 (BW: the masked byte stores) with VBMI (VPERMB);
+    // SSE4.1 brings SSSE3's PSHUFB.
+    if (present("avx512_cannonlake")) return ShuffleIsa::Vbmi;
+    if (present("avx2")) return ShuffleIsa::Avx2;
+    if (present("sse41")) return ShuffleIsa::Ssse3;
+    return ShuffleIsa::Scalar;
+#elif defined(__aarch64__)
+    return ShuffleIsa::Neon;
+#else
+    return ShuffleIsa::Scalar;
+#endif
+}
+
+namespace {
+
+int vector_bytes_of(ShuffleIsa isa) {
+    switch (isa) {
+    case ShuffleIsa::Vbmi: return 64;
+    case ShuffleIsa::Avx2: return 32;
+    default: return 16;
+    }
+}
+
+// Instructions per window beyond its vectors (the loop, the bound check), and per byte copied by
+// the scalar loop; with each vector's count below they rank the windows (block_shuffle.h).
+constexpr double kWindowCost = 3, kScalarByteCost = 2, kRowCost = 10;
+
+// The vectors of a window whose output bytes come from input offsets `offsets`, their
+// instruction count and the end of their loads; false where a vector needs more chunks than the
+// instruction set's tables hold.
+// Whether every 16-byte lane of the vector at `start` takes its bytes from within 16 input bytes.
+bool lanes_within_16(const std::vector<int64_t> &offsets, int64_t start, int bytes) {
+    for (int lane = 0; 16 * lane < bytes; lane++) {
+        const auto first = offsets.begin() + start + 16 * lane;
+        const auto [lo, hi] = std::minmax_element(first, first + std::min(16, bytes - 16 * lane));
+        if (*hi - *lo >= kShuffleChunkBytes) return false;
+    }
+    return true;
+}
+
+bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, std::vector<ShuffleVector> *vectors,
+                   double *cost, int64_t *read_end) {
+    const int vector_bytes = vector_bytes_of(isa);
+    const int max_chunks = isa == ShuffleIsa::Vbmi ? kMaxShuffleChunks : 4;
+    const int64_t window_bytes = static_cast<int64_t>(offsets.size());
+    vectors->clear();
+    *cost = kWindowCost;
+    *read_end = 0;
+    for (int64_t start = 0; start < window_bytes; start += vector_bytes) {
+        ShuffleVector v;
+        v.out_offset = start;
+        v.bytes = static_cast<int>(std::min<int64_t>(vector_bytes, window_bytes - start));
+        int64_t sorted[64];
+        std::copy(offsets.begin() + start, offsets.begin() + start + v.bytes, sorted);
+        std::sort(sorted, sorted + v.bytes);
+        const int64_t lowest = sorted[0], span = sorted[v.bytes - 1] - lowest + 1;
+        const bool partial = v.bytes < vector_bytes;
+        double vector_cost = 0;
+        int64_t end = 0;
+        if (isa == ShuffleIsa::Vbmi && span <= 128) {
+            // One or two 64-byte loads from the lowest byte, one VPERMB or VPERMT2B.
+            v.span_tables = span <= 64 ? 1 : 2;
+            v.chunk_offset[0] = lowest;
+            for (int t = 0; t < v.bytes; t++) v.index[0][t] = static_cast<uint8_t>(offsets[start + t] - lowest);
+            vector_cost = v.span_tables + 2;
+            end = lowest + 64 * v.span_tables;
+        } else if (isa == ShuffleIsa::Avx2 && lanes_within_16(offsets, start, v.bytes)) {
+            // One 16-byte load per lane (one 32-byte load where the two are consecutive), one PSHUFB.
+            v.lane_loads = true;
+            v.chunks = (v.bytes + 15) / 16;
+            for (int lane = 0; lane < v.chunks; lane++) {
+                const auto first = offsets.begin() + start + 16 * lane;
+                const int n = std::min(16, v.bytes - 16 * lane);
+                v.chunk_offset[lane] = *std::min_element(first, first + n);
+                for (int t = 0; t < n; t++) {
+                    v.index[0][16 * lane + t] = static_cast<uint8_t>(first[t] - v.chunk_offset[lane]);
+                }
+                end = std::max(end, v.chunk_offset[lane] + kShuffleChunkBytes);
+            }
+            const bool one_load = v.chunks == 1 || v.chunk_offset[1] == v.chunk_offset[0] + kShuffleChunkBytes;
+            vector_cost = (one_load ? 1 : 3) + 2;  // loads (and the insert), the PSHUFB, the store
+        } else {
+            // Chunks from the lowest offset not yet covered: the fewest 16-byte loads that cover all.
+            for (int i = 0; i < v.bytes; i++) {
+                if (v.chunks > 0 && sorted[i] < v.chunk_offset[v.chunks - 1] + kShuffleChunkBytes) continue;
+                if (v.chunks == max_chunks) return false;
+                v.chunk_offset[v.chunks++] = sorted[i];
+            }
+            auto chunk_of = [&](int64_t offset) {
+                int c = 0;
+                while (c + 1 < v.chunks && offset >= v.chunk_offset[c + 1]) c++;
+                return c;
+            };
+            const bool per_chunk_controls = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3;
+            if (per_chunk_controls) std::memset(v.index, 0x80, sizeof v.index);
+            for (int t = 0; t < v.bytes; t++) {
+                const int64_t offset = offsets[start + t];
+                const int c = chunk_of(offset);
+                const auto within = static_cast<uint8_t>(offset - v.chunk_offset[c]);
+                if (per_chunk_controls) {
+                    v.index[c][t] = within;
+                } else {
+                    v.index[0][t] = static_cast<uint8_t>(c * kShuffleChunkBytes + within);
+                }
+            }
+            end = v.chunk_offset[v.chunks - 1] + kShuffleChunkBytes;
+            if (isa == ShuffleIsa::Vbmi) {
+                vector_cost = 2 * v.chunks + 1;  // a load and an insert per chunk, the permute, the store
+            } else {
+                vector_cost = isa == ShuffleIsa::Neon ? v.chunks + 2 : 3 * v.chunks;  // loads, lookups, ORs, store
+            }
+        }
+        if (partial && isa != ShuffleIsa::Vbmi) vector_cost += 3;  // stored in pieces (VBMI: a masked store)
+        *cost += vector_cost;
+        *read_end = std::max(*read_end, end);
+        vectors->push_back(v);
+    }
+    return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, const Fragments &fragments,
+                                                           ShuffleIsa isa) {
+    // The output's dense prefix: windows are made of its dims.
+    size_t dense = 0;
+    for (int64_t run = 1; dense < dims.size() && dims[dense].out_stride == run; dense++) run *= dims[dense].extent;
+    if (dense == 0) return nullptr;
+    const int vector_bytes = vector_bytes_of(isa);
+    const int64_t max_window = 4 * vector_bytes;
+
+    // Each candidate window: dims 0..j-1 whole and m consecutive indices of dim j. The cost of a
+    // row (dim j and the dims below it) per byte ranks them.
+    auto program = std::make_shared<ShuffleProgram>();
+    std::vector<ShuffleVector> vectors;
+    std::vector<int64_t> offsets;
+    double best = -1;
+    int64_t unit = 1;  // bytes of dims 0..j-1
+    for (size_t j = 0; j < dense && unit <= max_window; unit *= dims[j].extent, j++) {
+        const int64_t extent = dims[j].extent, most = std::min(extent, max_window / unit);
+        for (int64_t m = 1; m <= most; m++) {
+            const int64_t window = unit * m;
+            if (window % kShuffleChunkBytes != 0 && m != most) continue;
+            offsets.assign(static_cast<size_t>(window), 0);
+            for (int64_t t = 0; t < window; t++) {
+                int64_t rest = t, offset = 0;
+                for (size_t i = 0; i < j; i++) {
+                    offset += rest % dims[i].extent * dims[i].in_stride;
+                    rest /= dims[i].extent;
+                }
+                offsets[static_cast<size_t>(t)] = offset + rest * dims[j].in_stride;
+            }
+            double window_cost = kWindowCost + kScalarByteCost * static_cast<double>(window);
+            int64_t read_end = 0;
+            if (isa != ShuffleIsa::Scalar && !build_vectors(offsets, isa, &vectors, &window_cost, &read_end)) continue;
+            if (isa == ShuffleIsa::Scalar) vectors.clear();
+            // A window of whole dims steps along the next dim, whatever its strides: rows of one
+            // window each would pay the row loop per window.
+            const bool whole = m == extent && j + 1 < dims.size();
+            const size_t step_dim = whole ? j + 1 : j;
+            const int64_t windows = whole ? dims[step_dim].extent : extent / m, tail = whole ? 0 : extent % m;
+            const double row_cost = static_cast<double>(windows) * window_cost +
+                                    kScalarByteCost * static_cast<double>(tail * unit) + kRowCost;
+            const double per_byte = row_cost / static_cast<double>(windows * window + tail * unit);
+            if (best >= 0 && per_byte >= best) continue;
+            best = per_byte;
+            program->window_bytes = window;
+            program->vectors = vectors;
+            program->byte_offset = offsets;
+            program->read_end = read_end;
+            program->windows = windows;
+            program->window_in_step = whole ? dims[step_dim].in_stride : m * dims[j].in_stride;
+            program->window_out_step = whole ? dims[step_dim].out_stride : window;
+            program->tail_units = tail;
+            program->unit_bytes = unit;
+            program->unit_in_step = dims[j].in_stride;
+            program->outer.clear();
+            for (size_t i = step_dim + 1; i < dims.size(); i++) {
+                program->outer.push_back({dims[i].extent, dims[i].in_stride, dims[i].out_stride});
+            }
+            program->cost_per_byte = per_byte;
+        }
+    }
+    if (best < 0) return nullptr;
+    program->isa = isa;
+    program->vector_bytes = vector_bytes;
+    program->fragments = fragments;
+    return program;
+}
+
+// ---- The loops, one namespace per instruction set. Each region compiles its functions for its
+// set (as Highway's HWY_BEFORE_NAMESPACE does): GCC's target pragma, clang's attribute pragma.
+
+// Calls f with the chunk count (1-4) as a compile-time constant: each set's run_chunks<N>()
+// keeps its tables in N registers.
+template <typename F>
+void with_chunk_count(int chunks, F &&f) {
+    switch (chunks) {
+    case 1: f(std::integral_constant<int, 1>()); return;
+    case 2: f(std::integral_constant<int, 2>()); return;
+    case 3: f(std::integral_constant<int, 3>()); return;
+    default: f(std::integral_constant<int, 4>()); return;
+    }
+}
+
+namespace scalar_loop {
+inline void vector_run(const ShuffleVector &, const uint8_t *, uint8_t *, int64_t, int64_t, int64_t) {}
+#include "runtime/block_shuffle_rows.inc"
+}  // namespace scalar_loop
+
+#if defined(__x86_64__)
+
+#define SPACEDEPTH_STRINGIFY(x) #x
+#if defined(__clang__)
+#define SPACEDEPTH_TARGET_BEGIN(features) \
+    _Pragma(SPACEDEPTH_STRINGIFY(clang attribute push(__attribute__((target(features))), apply_to = function)))
+#define SPACEDEPTH_TARGET_END _Pragma("clang attribute pop")
+#else
+#define SPACEDEPTH_TARGET_BEGIN(features) \
+    _Pragma("GCC push_options") _Pragma(SPACEDEPTH_STRINGIFY(GCC target(features)))
+#define SPACEDEPTH_TARGET_END _Pragma("GCC pop_options")
+#endif
+
+// The 128-bit sets' helpers: SSSE3 is the least of them.
+SPACEDEPTH_TARGET_BEGIN("ssse3")
+namespace x86 {
+inline __m128i load16(const uint8_t *p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
+// Stores the first `bytes` (< 16) bytes of x.
+inline void store_pieces(uint8_t *o, __m128i x, int bytes) {
+    if (bytes & 8) {
+        _mm_storel_epi64(reinterpret_cast<__m128i *>(o), x);
+        x = _mm_srli_si128(x, 8);
+        o += 8;
+    }
+    if (bytes & 4) {
+        const int32_t v = _mm_cvtsi128_si32(x);
+        std::memcpy(o, &v, 4);
+        x = _mm_srli_si128(x, 4);
+        o += 4;
+    }
+    if (bytes & 2) {
+        const auto v = static_cast<uint16_t>(_mm_cvtsi128_si32(x));
+        std::memcpy(o, &v, 2);
+        x = _mm_srli_si128(x, 2);
+        o += 2;
+    }
+    if (bytes & 1) *o = static_cast<uint8_t>(_mm_cvtsi128_si32(x));
+}
+}  // namespace x86
+SPACEDEPTH_TARGET_END
+
+SPACEDEPTH_TARGET_BEGIN("ssse3")
+namespace ssse3_loop {
+using x86::load16;
+template <int Chunks>
+inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    __m128i control[Chunks];
+    int64_t offset[Chunks];
+    for (int c = 0; c < Chunks; c++) {
+        control[c] = load16(v.index[c]);
+        offset[c] = v.chunk_offset[c];
+    }
+    for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+        __m128i r = _mm_shuffle_epi8(load16(in + offset[0]), control[0]);
+        for (int c = 1; c < Chunks; c++) r = _mm_or_si128(r, _mm_shuffle_epi8(load16(in + offset[c]), control[c]));
+        if (v.bytes == 16) {
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(out), r);
+        } else {
+            x86::store_pieces(out, r, v.bytes);
+        }
+    }
+}
+inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
+}
+#include "runtime/block_shuffle_rows.inc"
+}  // namespace ssse3_loop
+SPACEDEPTH_TARGET_END
+
+SPACEDEPTH_TARGET_BEGIN("avx2")
+namespace avx2_loop {
+using x86::load16;
+// Stores the first `bytes` (<= 32) bytes of r.
+inline void store_vector(uint8_t *out, __m256i r, int bytes) {
+    if (bytes == 32) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), r);
+        return;
+    }
+    __m128i half = _mm256_castsi256_si128(r);
+    if (bytes >= 16) {
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out), half);
+        half = _mm256_extracti128_si256(r, 1);
+        out += 16;
+        bytes -= 16;
+    }
+    if (bytes > 0) x86::store_pieces(out, half, bytes);
+}
+template <int Chunks>
+inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    __m256i control[Chunks];
+    int64_t offset[Chunks];
+    for (int c = 0; c < Chunks; c++) {
+        control[c] = _mm256_load_si256(reinterpret_cast<const __m256i *>(v.index[c]));
+        offset[c] = v.chunk_offset[c];
+    }
+    const int bytes = v.bytes;
+    for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+        // PSHUFB picks within each 128-bit lane: the chunk sits in both.
+        __m256i r = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(in + offset[0])), control[0]);
+        for (int c = 1; c < Chunks; c++) {
+            r = _mm256_or_si256(r,
+                                _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(in + offset[c])), control[c]));
+        }
+        store_vector(out, r, bytes);
+    }
+}
+inline void run_lanes(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                      int64_t out_step) {
+    const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i *>(v.index[0]));
+    const int64_t low = v.chunk_offset[0], high = v.chunks > 1 ? v.chunk_offset[1] : low;
+    const int bytes = v.bytes;
+    if (high == low + 16) {
+        for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + low));
+            store_vector(out, _mm256_shuffle_epi8(x, control), bytes);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+        const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(in + low)), load16(in + high), 1);
+        store_vector(out, _mm256_shuffle_epi8(x, control), bytes);
+    }
+}
+inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    if (v.lane_loads) {
+        run_lanes(v, in, out, n, in_step, out_step);
+        return;
+    }
+    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
+}
+#include "runtime/block_shuffle_rows.inc"
+}  // namespace avx2_loop
+SPACEDEPTH_TARGET_END
+
+SPACEDEPTH_TARGET_BEGIN("avx512f,avx512bw,avx512vbmi")
+namespace vbmi_loop {
+using x86::load16;
+// Table q of a vector in chunk mode: chunks 4q..4q+3, each loaded and inserted.
+inline __m512i chunk_table(const ShuffleVector &v, const uint8_t *in, int q) {
+    const int first = 4 * q, n = std::min(4, v.chunks - first);
+    __m512i t = _mm512_castsi128_si512(load16(in + v.chunk_offset[first]));
+    if (n > 1) t = _mm512_inserti32x4(t, load16(in + v.chunk_offset[first + 1]), 1);
+    if (n > 2) t = _mm512_inserti32x4(t, load16(in + v.chunk_offset[first + 2]), 2);
+    if (n > 3) t = _mm512_inserti32x4(t, load16(in + v.chunk_offset[first + 3]), 3);
+    return t;
+}
+inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    const __m512i index = _mm512_load_si512(v.index[0]);
+    const __mmask64 mask = v.bytes == 64 ? ~__mmask64{0} : (__mmask64{1} << v.bytes) - 1;
+    const int64_t low = v.chunk_offset[0];
+    // The zero-masked single-table permute: GCC 12 warns of the unmasked one's undefined pass-through.
+    if (v.span_tables == 1) {
+        for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+            _mm512_mask_storeu_epi8(out, mask,
+                                    _mm512_maskz_permutexvar_epi8(~__mmask64{0}, index, _mm512_loadu_si512(in + low)));
+        }
+    } else if (v.span_tables == 2) {
+        for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+            const __m512i r =
+                _mm512_permutex2var_epi8(_mm512_loadu_si512(in + low), index, _mm512_loadu_si512(in + low + 64));
+            _mm512_mask_storeu_epi8(out, mask, r);
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+            const __m512i r = v.chunks > 4
+                                  ? _mm512_permutex2var_epi8(chunk_table(v, in, 0), index, chunk_table(v, in, 1))
+                                  : _mm512_maskz_permutexvar_epi8(~__mmask64{0}, index, chunk_table(v, in, 0));
+            _mm512_mask_storeu_epi8(out, mask, r);
+        }
+    }
+}
+#include "runtime/block_shuffle_rows.inc"
+}  // namespace vbmi_loop
+SPACEDEPTH_TARGET_END
+
+#elif defined(__aarch64__)
+
+namespace neon_loop {
+template <int Chunks>
+inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    const uint8x16_t index = vld1q_u8(v.index[0]);
+    int64_t offset[4] = {};
+    for (int c = 0; c < Chunks; c++) offset[c] = v.chunk_offset[c];
+    for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
+        uint8x16_t r;
+        if constexpr (Chunks == 1) {
+            r = vqtbl1q_u8(vld1q_u8(in + offset[0]), index);
+        } else if constexpr (Chunks == 2) {
+            r = vqtbl2q_u8(uint8x16x2_t{{vld1q_u8(in + offset[0]), vld1q_u8(in + offset[1])}}, index);
+        } else if constexpr (Chunks == 3) {
+            r = vqtbl3q_u8(uint8x16x3_t{{vld1q_u8(in + offset[0]), vld1q_u8(in + offset[1]), vld1q_u8(in + offset[2])}},
+                           index);
+        } else {
+            r = vqtbl4q_u8(uint8x16x4_t{{vld1q_u8(in + offset[0]), vld1q_u8(in + offset[1]), vld1q_u8(in + offset[2]),
+                                         vld1q_u8(in + offset[3])}},
+                           index);
+        }
+        if (v.bytes == 16) {
+            vst1q_u8(out, r);
+        } else {
+            uint8_t pieces[16];
+            vst1q_u8(pieces, r);
+            std::memcpy(out, pieces, static_cast<size_t>(v.bytes));
+        }
+    }
+}
+inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
+                       int64_t out_step) {
+    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
+}
+#include "runtime/block_shuffle_rows.inc"
+}  // namespace neon_loop
+
+#endif
+
+void run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end) {
+    switch (program.isa) {
+#if defined(__x86_64__)
+    case ShuffleIsa::Vbmi: vbmi_loop::walk_rows(program, in, out, in_end); return;
+    case ShuffleIsa::Avx2: avx2_loop::walk_rows(program, in, out, in_end); return;
+    case ShuffleIsa::Ssse3: ssse3_loop::walk_rows(program, in, out, in_end); return;
+#elif defined(__aarch64__)
+    case ShuffleIsa::Neon: neon_loop::walk_rows(program, in, out, in_end); return;
+#endif
+    default: scalar_loop::walk_rows(program, in, out, in_end); return;
+    }
+}
+
+}  // namespace spacedepth::detail

@@ -1,0 +1,77 @@
+// The shuffle family (contract/kernel_contract.h): a hand-written microkernel for the views whose
+// Halide rows are slowest, byte permutations and short runs (tiny NCHW planes, the pixels of
+// NHWC CRD with 3-16 channels). The output is cut into windows of consecutive bytes whose input
+// bytes lie at the same offsets from a base that steps by a constant, so one table per window
+// vector, built when the plan is made, serves every window: each output vector is one table
+// lookup over up to kMaxShuffleChunks 16-byte chunks of the input (VPERMB / VPERMT2B with AVX-512
+// VBMI, a PSHUFB per chunk with AVX2 and SSSE3, TBL on NEON), and a scalar loop over the same
+// offsets where no vector ISA is present, or where a chunk would read past the input.
+#pragma once
+
+#include "runtime/small_vector.h"
+#include "runtime/view.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace spacedepth::detail {
+
+// The instruction sets the microkernel has a loop for, the best present under SPACEDEPTH_MAX_ISA.
+enum class ShuffleIsa { Scalar, Ssse3, Avx2, Vbmi, Neon };
+const char *shuffle_isa_name(ShuffleIsa isa);
+ShuffleIsa best_shuffle_isa();
+
+constexpr int kMaxShuffleChunks = 8;  // VBMI: two 64-byte tables; the others take 4
+constexpr int kShuffleChunkBytes = 16;
+
+// One output vector of a window.
+struct ShuffleVector {
+    int64_t out_offset = 0;  // from the window's first output byte
+    int bytes = 0;           // <= the ISA's vector bytes; fewer: stored in pieces
+    int chunks = 0;
+    int64_t chunk_offset[kMaxShuffleChunks] = {};  // input bytes from the window's base
+    // VBMI: where the vector's input bytes lie within 128 bytes, its tables are 1 or 2 64-byte
+    // loads from its lowest input byte (chunk_offset[0]), and its indexes count from there.
+    int span_tables = 0;
+    // AVX2: where each 128-bit lane's input bytes lie within 16 bytes, the lane is one 16-byte
+    // load at chunk_offset[lane] and the vector one PSHUFB with index[0] as its control.
+    bool lane_loads = false;
+    // VBMI and NEON: one index per output byte, chunk * 16 + byte. AVX2 and SSSE3: per chunk a
+    // PSHUFB control, the byte within the chunk or 0x80 for bytes another chunk supplies.
+    alignas(64) uint8_t index[4][64] = {};
+};
+
+// A view as windows: `windows` windows per row, stepping window_in_step input bytes and
+// window_out_step output bytes (window_bytes where the windows split a dense dim, a dim's own
+// stride where each window is whole dims); then tail_units units of unit_bytes (the first
+// unit_bytes entries of byte_offset) each unit_in_step further; rows repeat over `outer` and the
+// fragments.
+struct ShuffleProgram {
+    ShuffleIsa isa = ShuffleIsa::Scalar;
+    int vector_bytes = 1;
+    int64_t window_bytes = 0;
+    std::vector<ShuffleVector> vectors;
+    std::vector<int64_t> byte_offset;  // per output byte of a window, its input offset from the base
+    int64_t read_end = 0;              // bytes past the base that a window's vector loads reach
+    int64_t windows = 0, window_in_step = 0, window_out_step = 0;
+    int64_t tail_units = 0, unit_bytes = 0, unit_in_step = 0;
+    struct Loop {
+        int64_t extent, in_stride, out_stride;  // bytes
+    };
+    SmallVector<Loop, 2 * kMaxDims> outer;  // innermost first
+    Fragments fragments;                    // bytes; empty: the single pair (0, 0)
+    double cost_per_byte = 0;               // the planner's estimate, in instructions
+};
+
+// The program for byte dims in output order (innermost first, every out_stride > 0, the output
+// dense along a prefix of them) and byte fragments, on `isa`; null where no window of at most
+// four vectors fits (the output's dense prefix is not at dim 0).
+std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &byte_dims, const Fragments &fragments,
+                                                           ShuffleIsa isa);
+
+// Runs the program from the bases (the origin of each tensor); in_end is one past the input's
+// highest byte, which no load may pass.
+void run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end);
+
+}  // namespace spacedepth::detail

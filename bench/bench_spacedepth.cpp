@@ -231,6 +231,43 @@ void BM_spacedepth(benchmark::State &state, const Case &c) {
     state.SetLabel(plan.describe());
 }
 
+// One call on each kind of row the planner chooses between for its view: the Halide ladder's
+// ("halide/": the family the rules take when they do not take the shuffle) and the shuffle
+// microkernel ("shuffle/", where the view has a program), both serial; RESULTS.md shows them
+// beside the plan's own row at 128 KiB and 2 MiB.
+void BM_row_kind(benchmark::State &state, const Case &c, bool shuffle) {
+    Setup &s = cached_setup(c, state.range(0), 1);
+    detail::Problem problem;
+    detail::View view;
+    const sd_tensor in = testing_support::as_c(s.in), out = testing_support::as_c(s.out);
+    Status st = detail::validate(testing_support::as_c(s.params, s.in.dims.ndim()), in, out, &problem);
+    if (st.ok()) st = detail::build_view(problem, &view);
+    if (!st.ok()) {
+        state.SkipWithError(st.message().c_str());
+        return;
+    }
+    detail::KernelPlan plan = detail::make_kernel_plan(problem, view, Device::Host, nullptr);
+    const bool small = problem.bytes < detail::switch_points().small_max_bytes;
+    const detail::PlanChoice choice{shuffle ? KernelFamily::Shuffle
+                                    : small ? KernelFamily::Small
+                                            : KernelFamily::General,
+                                    false, false, false, false};
+    if (shuffle || plan.family == KernelFamily::Shuffle) {
+        plan = detail::make_kernel_plan(problem, view, Device::Host, &choice);
+    }
+    if (shuffle && plan.family != KernelFamily::Shuffle) {
+        state.SkipWithError("no shuffle program: the output is not dense from its first byte");
+        return;
+    }
+    auto call = [&] { return detail::execute(problem, plan, nullptr, s.src->data(), s.dst->data(), {}); };
+    if (st = call(); !st.ok()) {
+        state.SkipWithError(st.message().c_str());
+        return;
+    }
+    time_row(state, s, 1, [&] { call(); });
+    state.SetLabel(detail::describe_plan(plan));
+}
+
 // Two plans of one call timed in 31 alternating rounds in one process (which goes first
 // alternates too), so that the VM's drift, 10-20 % between rows here, hits both alike.
 struct PairedTimes {
@@ -681,6 +718,17 @@ int register_all() {
                     ->Args({size, 1})
                     ->ArgNames({"bytes", "threads"})
                     ->UseRealTime();
+            }
+        }
+        if (size == (128 << 10) || size == (2 << 20)) {
+            for (const Case &c : bench::all_cases()) {
+                for (bool shuffle : {false, true}) {
+                    benchmark::RegisterBenchmark(((shuffle ? "shuffle/" : "halide/") + c.name).c_str(), BM_row_kind, c,
+                                                 shuffle)
+                        ->Args({size, 1})
+                        ->ArgNames({"bytes", "threads"})
+                        ->UseRealTime();
+                }
             }
         }
         for (const Case &c : bench::model_cases()) {

@@ -14,6 +14,7 @@ from collections import defaultdict
 
 SIZE_LABEL = {128 << 10: "L2 (128 KiB)", 512 << 10: "L2 (512 KiB)", 2 << 20: "L3 (2 MiB)", 64 << 20: "DRAM (64 MiB)"}
 CPP_PEERS = ["eigen", "xnnpack", "naive"]
+ROW_KINDS = {"halide": "Halide row", "shuffle": "shuffle"}  # not peers: the library's own rows
 PY_PEERS = ["numpy", "torch", "onnxruntime", "openvino", "tensorflow"]
 TARGETS = {(64 << 20, 1): 1.0, (64 << 20, 2): 0.95, (2 << 20, 1): 0.8, (128 << 10, 1): 0.6}
 MODEL_PEERS = ["eigen", "xnnpack"]
@@ -33,6 +34,10 @@ def parse_plan(plan):
 def explain_miss(plan, size, spread):
     """One line of why a (case, size) misses, from its plan (kernel family and loop nest) and,
     beyond cache, from repeated runs of the same row."""
+    m = re.match(r"shuffle microkernel \(([^)]*)\), windows of (\d+) bytes.*about ([\d.]+) instructions", plan or "")
+    if m:
+        return (f"shuffle microkernel ({m.group(1)}), {m.group(2)}-byte windows: about {m.group(3)} instructions "
+                f"per 64 output bytes (a copy loop: a load and a store)")
     parsed = parse_plan(plan or "")
     if parsed is None:
         return "no plan recorded"
@@ -652,13 +657,18 @@ def main():
                      f"(`deinterleave_ceiling`): {memcpy[(size, 'deinterleave')]:.2f}x its memcpy."
                      if (size, "deinterleave") in memcpy else ""), ""]
         streamed = size == DRAM and any(stream_ratio(c, size, "spacedepth", 1) for c in cases)
-        head = ["case"] + [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols] + \
+        # The two kinds of row the planner picks between (bench_spacedepth.cpp BM_row_kind): the
+        # Halide ladder's and the shuffle microkernel's, each on the same call, 1 thread.
+        kinds = [k for k in ROW_KINDS if any(ratio(c, size, k, 1) is not None for c in cases)]
+        head = ["case"] + [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols[:2]] + \
+               [f"{ROW_KINDS[k]} 1T" for k in kinds] + \
+               [f"{'ours' if p == 'spacedepth' else p} {t}T" for p, t in cols[2:]] + \
                (["ours 1T / streaming", "ours 2T / streaming"] if streamed else []) + \
                (["ours AVX2 1T"] if avx2 else []) + [f"{p} {t}T" for p, t in pycols]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c in cases:
             cells = [c]
-            for p, t in cols:
+            for p, t in cols[:2] + [(k, 1) for k in kinds] + cols[2:]:
                 r = ratio(c, size, p, t)
                 cells.append("–" if r is None else (f"**{r:.2f}**" if p == "spacedepth" else f"{r:.2f}"))
             if streamed:

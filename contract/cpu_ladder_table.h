@@ -353,6 +353,13 @@ constexpr int kMaxUnrolledExtent = largest_slot0_constant(Of::Extent, unrolls_sl
 // into dense loads and shuffles; larger strides gather (or suit the transpose family).
 constexpr int kMaxDeinterleaveStride = largest_slot0_constant(Of::InStride, vectorises_slot0);
 
+// The narrowest vectors the x86 schedules give the rows (schedules/x86.cpp), in bytes, for
+// elements of `bytes` bytes: the unrolled-block patterns' (interleaves, short runs, pixel
+// transposes) and the row patterns' (deinterleaves, gathers). A view whose vectorised slot is
+// shorter falls through to the scalar row, which the planner gives the shuffle family instead.
+constexpr int x86_narrowest_block_bytes(int bytes) { return bytes == 1 ? 8 : 16; }
+constexpr int x86_narrowest_row_bytes(int bytes) { return 4 * bytes > 8 ? 4 * bytes : 8; }
+
 // Whether a row's constant terms hold for a view's slots (kKernelRank each).
 constexpr bool constant_terms_hold(const Row &r, const int64_t *in_stride, const int64_t *out_stride,
                                    const int64_t *extent) {

@@ -12,6 +12,7 @@
 #include "runtime/switch_points.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 namespace spacedepth::detail {
@@ -411,10 +412,11 @@ namespace {
 // kernel slots as arranged for the ladder):
 //   tiny: a tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
 //   the views below, where the shuffle's program costs at most max_shuffle_cost() a byte:
-//     planes interleaved: a block digit gathered from planes, whose rows (slot 1, contiguous in
-//     the input) are under 8 bytes: NCHW DepthToSpace of 2x2-4x4 planes;
-//     short deinterleaves: slot 0 steps at most kMaxDeinterleaveStride elements and is at most 8
-//     bytes: NCHW SpaceToDepth of such planes, NHWC SpaceToDepth CRD of 3-6 u8 channels;
+//     planes interleaved: a block digit gathered from planes whose rows (slot 1, contiguous in
+//     the input) are narrower than the ladder's narrowest block vector, so its scalar row would
+//     run: NCHW DepthToSpace of 2x2-4x4 planes;
+//     short deinterleaves: slot 0 steps 2-8 elements and is no longer than the narrowest row
+//     vector: NCHW SpaceToDepth of such planes, NHWC SpaceToDepth CRD of 3-6 u8 channels;
 //     pixel transposes: slot 0 gathers at most 4 elements at most 12 bytes apart: NHWC
 //     DepthToSpace CRD of 3 u8 channels.
 // Measured with a scratch harness on the matrix and the model shapes, 1 KiB-2 MiB (2-core AMD
@@ -432,10 +434,13 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
     const int64_t w = plan.width, d0_bytes = d0.extent * w, step0 = magnitude(d0.in_stride);
     if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16) return ShuffleRule::Tiny;
-    const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && step0 > ladder::kMaxDeinterleaveStride &&
-                                    d1.in_stride == 1 && d1.out_stride == d0.extent && d1.extent * w < 8;
+    // Planes: slot 0 steps over whole rows of slot 1. Deinterleaves: by 2 to 8, the ladder's
+    // deinterleave rows (its CRD transposes, stepping 9-16, stay with it).
+    const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&
+                                    d1.out_stride == d0.extent && step0 >= d1.extent &&
+                                    d1.extent * w < ladder::x86_narrowest_block_bytes(plan.width);
     const bool short_deinterleave =
-        step0 > 1 && step0 <= ladder::kMaxDeinterleaveStride && d0_bytes <= 8 && d1.in_stride != 1;
+        step0 > 1 && step0 <= 8 && d1.in_stride != 1 && d0_bytes <= ladder::x86_narrowest_row_bytes(plan.width);
     const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
     return planes_interleaved || short_deinterleave || pixel_transpose ? ShuffleRule::IfCheap : ShuffleRule::None;
 }
@@ -510,6 +515,11 @@ std::string describe_plan(const KernelPlan &plan) {
         }
         if (chunks > 0) s << " from up to " << chunks << " 16-byte chunk(s) each";
         if (chunks == 0 && tables > 0) s << " from up to " << tables << " 64-byte load(s) each";
+        // The planner's estimate (ShuffleProgram::cost_per_byte) against a copy loop's load and store.
+        char estimate[64];
+        std::snprintf(estimate, sizeof estimate, ", about %.1f instructions per 64 output bytes",
+                      sp.cost_per_byte * 64);
+        s << estimate;
         s << ", " << sp.windows << " a row";
         if (sp.tail_units > 0) s << " and a tail of " << sp.tail_units << " x " << sp.unit_bytes << " bytes";
         if (!sp.outer.empty()) s << ", " << sp.outer.size() << " outer loop dim(s)";

@@ -31,11 +31,12 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // i8 C16 at 4 KiB 0.015-0.017 -> 0.06-0.12x; the u8, i8 and f16 cases at 128 KiB unchanged
     // (0.95-1.11x, the VM's noise). It adds 35 s to the u8 kernel's generation (155 -> 190 s of
     // one core); 2-byte elements have no case it was measured to help, so they keep 16 bytes.
-    s.block_widths = halving_widths(tuned(t.block_vectors, 1) * vec, std::min(vec / 2, (bytes == 1 ? 8 : 16) / bytes));
+    s.block_widths = halving_widths(tuned(t.block_vectors, 1) * vec,
+                                    std::min(vec / 2, ladder::x86_narrowest_block_bytes(bytes) / bytes));
     // Rows shorter than a vector (u8 NHWC with C = 16 is half an AVX2 vector) use half and
     // quarter vectors rather than scalar code: measured 0.03-0.06x memcpy at L3 for u8 NHWC CRD
     // before. Never below 8 bytes (nor 4 elements): a narrower vector loses to scalar moves.
-    s.row_widths = halving_widths(vec, std::max(4, 8 / bytes));
+    s.row_widths = halving_widths(vec, ladder::x86_narrowest_row_bytes(bytes) / bytes);
     s.task_bytes = tuned(t.task_kib, 64) * 1024;
     // Transpose tiles: t0 = one vector of output elements (at most 16: a 16-row byte tile fits
     // the registers); t1 = a whole 64-byte cache line of each input row. Power-of-two plane

@@ -172,7 +172,8 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
         const int64_t extent = dims[j].extent, most = std::min(extent, max_window / unit);
         for (int64_t m = 1; m <= most; m++) {
             const int64_t window = unit * m;
-            if (window % kShuffleChunkBytes != 0 && m != most) continue;
+            // Windows of whole chunks, the widest window, or a divisor of the dim (no tail).
+            if (window % kShuffleChunkBytes != 0 && m != most && extent % m != 0) continue;
             offsets.assign(static_cast<size_t>(window), 0);
             for (int64_t t = 0; t < window; t++) {
                 int64_t rest = t, offset = 0;
@@ -214,6 +215,15 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
         }
     }
     if (best < 0) return nullptr;
+    if (program->tail_units > 0 && !program->vectors.empty()) {
+        // The tail as the first bytes of a window: the same offsets, fewer of them.
+        const std::vector<int64_t> tail_offsets(
+            program->byte_offset.begin(), program->byte_offset.begin() + program->tail_units * program->unit_bytes);
+        double tail_cost = 0;
+        if (!build_vectors(tail_offsets, isa, &program->tail_vectors, &tail_cost, &program->tail_read_end)) {
+            program->tail_vectors.clear();
+        }
+    }
     program->isa = isa;
     program->vector_bytes = vector_bytes;
     program->fragments = fragments;

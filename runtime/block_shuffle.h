@@ -52,6 +52,10 @@ struct ShuffleProgram {
     int vector_bytes = 1;
     int64_t window_bytes = 0;
     std::vector<ShuffleVector> vectors;
+    // The tail's units as one part-window (the first tail_units * unit_bytes bytes of a window),
+    // with its own read end; empty where it is copied byte by byte.
+    std::vector<ShuffleVector> tail_vectors;
+    int64_t tail_read_end = 0;
     std::vector<int64_t> byte_offset;  // per output byte of a window, its input offset from the base
     int64_t read_end = 0;              // bytes past the base that a window's vector loads reach
     int64_t windows = 0, window_in_step = 0, window_out_step = 0;

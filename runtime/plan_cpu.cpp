@@ -411,7 +411,8 @@ namespace {
 // Where the rules take the shuffle family over the ladder's plan (serial plain-store plans; the
 // kernel slots as arranged for the ladder):
 //   tiny: a tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
-//   the views below, where the shuffle's program costs at most max_shuffle_cost() a byte:
+//   the views below, in cache (under stream_min_bytes), where the shuffle's program costs at
+//   most max_shuffle_cost() a byte:
 //     planes interleaved: a block digit gathered from planes whose rows (slot 1, contiguous in
 //     the input) are narrower than the ladder's narrowest block vector, so its scalar row would
 //     run: NCHW DepthToSpace of 2x2-4x4 planes;
@@ -434,6 +435,10 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
     const int64_t w = plan.width, d0_bytes = d0.extent * w, step0 = magnitude(d0.in_stride);
     if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16) return ShuffleRule::Tiny;
+    // Past the last-level cache (stream_min_bytes) the ladder's plans keep their loop orders and
+    // stores: the shuffle, walking the output with plain stores, ran S2D NHWC CRD u8 and f32 C3
+    // at 64 MiB at 0.43 and 0.49 of memcpy against the ladder's 0.73 and 1.0 (make bench).
+    if (p.bytes >= points.stream_min_bytes) return ShuffleRule::None;
     // Planes: slot 0 steps over whole rows of slot 1. Deinterleaves: by 2 to 8, the ladder's
     // deinterleave rows (its CRD transposes, stepping 9-16, stay with it).
     const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&

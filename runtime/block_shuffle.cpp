@@ -22,7 +22,8 @@ const char *shuffle_isa_name(ShuffleIsa isa) {
     return kNames[static_cast<int>(isa)];
 }
 
-ShuffleIsa best_shuffle_isa() {
+namespace {
+ShuffleIsa probe_shuffle_isa() {
 #if defined(__x86_64__)
     auto present = [](std::string_view name) {
         for (const Feature &f : cpu_features()) {
@@ -41,6 +42,13 @@ ShuffleIsa best_shuffle_isa() {
 #else
     return ShuffleIsa::Scalar;
 #endif
+}
+}  // namespace
+
+// Once per process, as the ISA cap is read: every host plan asks.
+ShuffleIsa best_shuffle_isa() {
+    static const ShuffleIsa isa = probe_shuffle_isa();
+    return isa;
 }
 
 namespace {

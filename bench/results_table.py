@@ -55,6 +55,10 @@ def explain_miss(plan, size, spread):
                 f"so the target is inside this VM's run-to-run spread")
     if family == "transpose":
         reason = "fused NCHW<->NHWC tile transpose: shuffle-bound (LLVM emits ~150 shuffles per 128 elements)"
+    elif family == "tile":
+        reason = ("fused NCHW<->NHWC tile transpose (runtime/tile_transpose.h): per 64 output bytes a load, 4 "
+                  "shuffles and a store with AVX-512 (a copy loop: a load and a store), its 16 rows a tile "
+                  "read from 16 lines one plane stride apart")
     elif size < (32 << 20) and row < 256:
         reason = "short rows in cache: the per-row loop, tail and ladder cost is not amortised"
     elif short_runs:

@@ -42,18 +42,23 @@ enum class Device : int { Host, Cuda, OpenCL };
 //   Transpose: register tiles (CPU) or shared-memory tiles (GPU) for views whose output is dense
 //              along slot 0 and whose input is dense along slot 1 (fused NCHW <-> NHWC). No
 //              streaming twin: a tile writes 16-32 bytes into each of several lines, and
-//              streaming stores to part of a line ran 1.03-4.2x slower (64 MiB, 2-core EPYC).
+//              streaming stores to part of a line ran 1.03-4.2x slower (64 MiB, 2-core EPYC);
+//              the tile family takes its 4-byte views on the host.
 //   Small:     CPU only: serial, least entry cost, for tensors of a few KiB; never streams (a
 //              streaming store pays off only past the last-level cache).
 //   Shuffle:   CPU only, serial, and no Halide kernel ("microkernel": no device builds it): the
 //              runtime's table-lookup microkernel (runtime/block_shuffle.h) for views whose output
 //              is dense from its first byte, where the ladder's rows are slowest (byte
 //              permutations, short runs, tiny planes).
+//   Tile:      CPU only, no Halide kernel: the runtime's transpose of 4-byte elements
+//              (runtime/tile_transpose.h), called as a kernel on the transpose family's slots,
+//              with a streaming twin that writes whole output lines.
 #define SPACEDEPTH_KERNEL_FAMILIES(FAMILY)              \
     FAMILY(General, general, "host stream cuda opencl") \
     FAMILY(Transpose, transpose, "host cuda opencl")    \
     FAMILY(Small, small, "host")                        \
-    FAMILY(Shuffle, shuffle, "microkernel")
+    FAMILY(Shuffle, shuffle, "microkernel")             \
+    FAMILY(Tile, tile, "microkernel")
 
 #define SPACEDEPTH_FAMILY_ENUMERATOR(enumerator, name, devices) enumerator,
 enum class KernelFamily : int { SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_ENUMERATOR) };

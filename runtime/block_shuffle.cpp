@@ -3,6 +3,7 @@
 // CPU probe under SPACEDEPTH_MAX_ISA, as the Halide wrappers' paths are.
 #include "runtime/block_shuffle.h"
 #include "runtime/isa.h"
+#include "runtime/simd_target.h"
 
 #include <algorithm>
 #include <cstring>
@@ -25,17 +26,11 @@ const char *shuffle_isa_name(ShuffleIsa isa) {
 namespace {
 ShuffleIsa probe_shuffle_isa() {
 #if defined(__x86_64__)
-    auto present = [](std::string_view name) {
-        for (const Feature &f : cpu_features()) {
-            if (f.present && name == f.halide_name) return true;
-        }
-        return false;
-    };
     // avx512_cannonlake is Skylake's AVX-512 (BW: the masked byte stores) with VBMI (VPERMB);
     // SSE4.1 brings SSSE3's PSHUFB.
-    if (present("avx512_cannonlake")) return ShuffleIsa::Vbmi;
-    if (present("avx2")) return ShuffleIsa::Avx2;
-    if (present("sse41")) return ShuffleIsa::Ssse3;
+    if (cpu_has_feature("avx512_cannonlake")) return ShuffleIsa::Vbmi;
+    if (cpu_has_feature("avx2")) return ShuffleIsa::Avx2;
+    if (cpu_has_feature("sse41")) return ShuffleIsa::Ssse3;
     return ShuffleIsa::Scalar;
 #elif defined(__aarch64__)
     return ShuffleIsa::Neon;
@@ -238,8 +233,7 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
     return program;
 }
 
-// ---- The loops, one namespace per instruction set. Each region compiles its functions for its
-// set (as Highway's HWY_BEFORE_NAMESPACE does): GCC's target pragma, clang's attribute pragma.
+// ---- The loops, one namespace per instruction set, each in its target region (simd_target.h).
 
 // Calls f with the chunk count (1-4) as a compile-time constant: each set's run_chunks<N>()
 // keeps its tables in N registers.
@@ -259,17 +253,6 @@ inline void vector_run(const ShuffleVector &, const uint8_t *, uint8_t *, int64_
 }  // namespace scalar_loop
 
 #if defined(__x86_64__)
-
-#define SPACEDEPTH_STRINGIFY(x) #x
-#if defined(__clang__)
-#define SPACEDEPTH_TARGET_BEGIN(features) \
-    _Pragma(SPACEDEPTH_STRINGIFY(clang attribute push(__attribute__((target(features))), apply_to = function)))
-#define SPACEDEPTH_TARGET_END _Pragma("clang attribute pop")
-#else
-#define SPACEDEPTH_TARGET_BEGIN(features) \
-    _Pragma("GCC push_options") _Pragma(SPACEDEPTH_STRINGIFY(GCC target(features)))
-#define SPACEDEPTH_TARGET_END _Pragma("GCC pop_options")
-#endif
 
 // The 128-bit sets' helpers: SSSE3 is the least of them.
 SPACEDEPTH_TARGET_BEGIN("ssse3")

@@ -1,9 +1,11 @@
 // The public C++ API (include/spacedepth/spacedepth.h) over the core: the C++ types convert to
 // the core's C structs here, in one direction; build_info() and the name conversions too.
+#include "runtime/block_shuffle.h"
 #include "runtime/call.h"
 #include "runtime/device_backend.h"
 #include "runtime/isa.h"
 #include "runtime/switch_points.h"
+#include "runtime/tile_transpose.h"
 #include "runtime/wisdom.h"
 
 #include <algorithm>
@@ -170,6 +172,9 @@ std::string build_info() {
         separator = ", ";
     }
     s << "\n";
+    s << "microkernels (the runtime's own, on the path this CPU runs): shuffle ("
+      << detail::shuffle_isa_name(detail::best_shuffle_isa()) << "), tile transpose ("
+      << detail::tile_isa_name(detail::best_tile_isa()) << ")\n";
     s << "kernel targets (best first, chosen at run time): " << detail::kernel_targets() << "\n";
     s << "CPU: " << cpu_probe::identity(cpu_probe::read_cpuid())
       << " (features from CPUID bits and XCR0, not the model)\n";

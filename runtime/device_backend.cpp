@@ -45,6 +45,9 @@ std::vector<const RegisteredKernel *> linked_kernels() {
 }
 
 const RegisteredKernel *find_kernel(Device device, KernelFamily family, int width) {
+    if (family == KernelFamily::Tile) {
+        return device == Device::Host && width == kTileKernel.width ? &kTileKernel : nullptr;
+    }
     if (family == KernelFamily::Shuffle) {
         const int w = kernel_width_index(width);
         return device == Device::Host && w >= 0 ? &kShuffleKernels[w] : nullptr;

@@ -126,6 +126,13 @@ const std::string &cpu_kernel_target() {
     return target;
 }
 
+bool cpu_has_feature(std::string_view halide_name) {
+    for (const Feature &f : cpu_features()) {
+        if (f.present && halide_name == f.halide_name) return true;
+    }
+    return false;
+}
+
 bool avx2_path_beside_best() {
     static const bool beside = [] {
         bool avx2 = true;

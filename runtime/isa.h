@@ -6,6 +6,7 @@
 #include "runtime/cpu_probe.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spacedepth::detail {
@@ -24,6 +25,8 @@ const IsaCap &isa_cap();
 // less those above the ISA cap.
 using cpu_probe::Feature;
 const std::vector<Feature> &cpu_features();
+// Whether cpu_features() holds the feature of that Halide name, present (and under the cap).
+bool cpu_has_feature(std::string_view halide_name);
 // The build's kernel targets, best first, comma-separated (SPACEDEPTH_TARGETS).
 const char *kernel_targets();
 // The first of the build's kernel targets (best first) whose features this CPU has: the one

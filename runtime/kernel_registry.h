@@ -5,6 +5,7 @@
 #pragma once
 
 #include "contract/kernel_contract.h"
+#include "runtime/tile_transpose.h"
 
 #include <array>
 #include <cstddef>
@@ -122,6 +123,13 @@ inline constexpr RegisteredKernel kShuffleKernels[] = {
     {Device::Host, KernelFamily::Shuffle, 8, "block_shuffle", nullptr, nullptr},
 };
 static_assert(std::size(kShuffleKernels) == kKernelWidthCount, "a shuffle entry per kernel width");
+
+// The tile family's entry, 4-byte elements only, and its streaming twin (runtime/tile_transpose.h).
+inline constexpr RegisteredKernel kTileStreamKernel = {
+    Device::Host, KernelFamily::Tile, 4, "tile_transpose_u32_stream", spacedepth_tile_transpose_u32_stream, nullptr};
+inline constexpr RegisteredKernel kTileKernel = {
+    Device::Host, KernelFamily::Tile, 4, "tile_transpose_u32", spacedepth_tile_transpose_u32,
+    nullptr,      &kTileStreamKernel};
 
 // The registered kernel for (device, family, width), or nullptr: the CPU kernels above, a GPU
 // device's from its component where this program links it (device_backend.cpp).

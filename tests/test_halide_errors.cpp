@@ -2,6 +2,7 @@
 // runtime's strong halide_error() replaces Halide's default handler (which aborts).
 #include "runtime/block_shuffle.h"
 #include "runtime/halide_errors.h"
+#include "runtime/tile_transpose.h"
 
 #include "HalideRuntime.h"
 #include "spacedepth_checked_small_u8.h"
@@ -64,13 +65,19 @@ TEST(HalideErrors, KernelsNeverAllocate) {
         spacedepth::Dims in_dims;
         int threads;
         const char *family;
+        DType dtype = DType::Float32;
     };
     const spacedepth::detail::ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
     const bool rules_take_shuffle =
         isa == spacedepth::detail::ShuffleIsa::Vbmi || isa == spacedepth::detail::ShuffleIsa::Avx2;
+    // The runtime's tile transpose takes 4-byte transposes where it has a vector loop.
+    const char *const f32_transpose =
+        spacedepth::detail::best_tile_isa() != spacedepth::detail::TileIsa::Scalar ? "tile" : "transpose";
     const Case cases[] = {
-        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 33, 35}, 1, "transpose"},  // tail tiles both ways
-        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {2, 64, 64, 70}, 2, "transpose"},  // parallel
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 33, 35}, 1, "transpose", DType::UInt16},  // tails
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {2, 64, 64, 70}, 2, "transpose", DType::UInt16},  // parallel
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 33, 35}, 1, f32_transpose},
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {2, 64, 64, 70}, 2, f32_transpose},
         {Op::SpaceToDepth, Layout::NHWC, Layout::NHWC, {2, 16, 128, 128}, 2, "general"},
         {Op::SpaceToDepth, Layout::NHWC, Layout::NHWC, {1, 16, 4, 4}, 0, "small"},  // 128-byte runs
         // The runtime's microkernel, where the rules take it (AVX2 and AVX-512 VBMI).
@@ -80,8 +87,8 @@ TEST(HalideErrors, KernelsNeverAllocate) {
         spacedepth::Dims out_dims;
         const spacedepth::Params p{c.op, spacedepth::Block(2), spacedepth::Order::DCR, c.threads};
         ASSERT_TRUE(spacedepth::output_dims(p, c.in_dims, &out_dims).ok());
-        TestTensor in = make_tensor(DType::Float32, c.in_layout, c.in_dims);
-        TestTensor out = make_tensor(DType::Float32, c.out_layout, out_dims);
+        TestTensor in = make_tensor(c.dtype, c.in_layout, c.in_dims);
+        TestTensor out = make_tensor(c.dtype, c.out_layout, out_dims);
         fill_unique(in);
         const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
         ASSERT_EQ(plan.find(c.family), 0u) << plan;

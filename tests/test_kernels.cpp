@@ -92,6 +92,25 @@ std::vector<KernelView> views_for(KernelFamily family) {
             make_view("transpose with tails", {37, 45, 3, 1, 2, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
             make_view("transpose below one tile", {5, 9, 2, 2, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
         };
+    case KernelFamily::Tile: {
+        // The transpose family's views, then tiles of 16 and 8 with overlapped last tiles along
+        // each dim (22 = 16 + 8, 30 = 16 + 16, 9-15 = 8 + 8), whole tiles in planes 2^k apart,
+        // and views the tiles do not take (a plane under 8 x 8, an output not dense along slot
+        // 0), which its scalar loop copies.
+        std::vector<KernelView> views = views_for(KernelFamily::Transpose);
+        for (const KernelView &v : {
+                 make_view("tiles of 16 and 8", {22, 30, 2, 1, 1, 2}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
+                 make_view("tiles of 8", {9, 15, 3, 1, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
+                 make_view("fused D2S pixel rows", {32, 40, 2, 3, 1, 1}, {1, 3, 0, 2, 4, 5}, {0, 2, 1, 3, 4, 5}),
+                 make_view("fused S2D planes", {48, 32, 2, 3, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 3, 1, 2, 4, 5}),
+                 make_view("plane of 8 x 8", {8, 8, 2, 2, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
+                 make_view("plane under 8", {7, 20, 2, 1, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
+             }) {
+            views.push_back(v);
+        }
+        for (const KernelView &v : views_for(KernelFamily::General)) views.push_back(v);
+        return views;
+    }
     case KernelFamily::Small:
         return {
             make_view("small run copy", {24, 2, 2, 1, 1, 1}, {0, 2, 1, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
@@ -103,10 +122,17 @@ std::vector<KernelView> views_for(KernelFamily family) {
     }
 }
 
-// Runs `fn`, a kernel of `width`-byte elements, on `view` and returns what is wrong, or "".
-std::string check(KernelFn fn, int width, const KernelView &v, bool parallel) {
+// Runs `fn`, a kernel of `width`-byte elements, on `view` and returns what is wrong, or "". The
+// tensors start `offset` bytes past a 64-byte boundary (streaming stores take aligned vectors).
+std::string check(KernelFn fn, int width, const KernelView &v, bool parallel, int offset = 0) {
     const int64_t w = width;
-    std::vector<uint8_t> in(span(v.extent, v.in_stride) * w), out(span(v.extent, v.out_stride) * w, kSentinel);
+    struct Aligned64 {
+        alignas(64) uint8_t bytes[64];
+    };
+    const int64_t in_bytes = span(v.extent, v.in_stride) * w, out_bytes = span(v.extent, v.out_stride) * w;
+    std::vector<Aligned64> in_block((in_bytes + offset + 63) / 64), out_block((out_bytes + offset + 63) / 64);
+    uint8_t *const in_host = in_block.front().bytes + offset, *const out_host = out_block.front().bytes + offset;
+    std::vector<uint8_t> in(in_bytes), out(out_bytes, kSentinel);
     std::mt19937_64 rng(1234);
     for (uint8_t &b : in) b = static_cast<uint8_t>(rng());
     std::vector<uint8_t> want(out.size(), kSentinel);
@@ -129,8 +155,10 @@ std::string check(KernelFn fn, int width, const KernelView &v, bool parallel) {
         out_dims[k] = halide_dimension_t(0, static_cast<int32_t>(v.extent[k]), static_cast<int32_t>(v.out_stride[k]));
     }
     halide_buffer_t in_buf{}, out_buf{};
-    in_buf.host = in.data();
-    out_buf.host = out.data();
+    std::memcpy(in_host, in.data(), in.size());
+    std::memcpy(out_host, out.data(), out.size());
+    in_buf.host = in_host;
+    out_buf.host = out_host;
     in_buf.type = out_buf.type = halide_type_t(halide_type_uint, static_cast<uint8_t>(8 * w));
     in_buf.dimensions = out_buf.dimensions = kKernelRank;
     in_buf.dim = in_dims;
@@ -139,6 +167,7 @@ std::string check(KernelFn fn, int width, const KernelView &v, bool parallel) {
     if (int rc = fn(&sink, &in_buf, parallel, &out_buf); rc != 0) {
         return "returned " + std::to_string(rc) + ": " + sink.message;
     }
+    std::memcpy(out.data(), out_host, out.size());
     for (size_t b = 0; b < out.size(); b++) {
         if (out[b] != want[b]) {
             return "byte " + std::to_string(b) + " of the output is " + std::to_string(out[b]) + ", want " +
@@ -169,12 +198,50 @@ std::vector<RegisteredKernel> host_kernels() {
         host.push_back(k);
         if (k.stream != nullptr) host.push_back(*k.stream);
     }
+    // The runtime's tile transpose, called as the kernels are.
+    host.push_back(spacedepth::detail::kTileKernel);
+    host.push_back(spacedepth::detail::kTileStreamKernel);
     return host;
 }
 
 std::string kernel_name(const testing::TestParamInfo<RegisteredKernel> &info) { return info.param.name; }
 
 INSTANTIATE_TEST_SUITE_P(Registered, Kernels, testing::ValuesIn(host_kernels()), kernel_name);
+
+// ---- The tile transpose (runtime/tile_transpose.h) on each instruction-set path this CPU runs
+// (its kernel entries take the best), plain and streaming, serial and parallel, with both tensors
+// on a 64-byte line and 4 and 32 bytes past one (streaming stores only aligned vectors).
+
+spacedepth::detail::TileIsa tile_path = spacedepth::detail::TileIsa::Scalar;
+bool tile_streams = false;
+int tile_on_path(void const *user_context, halide_buffer_t *in, bool parallel, halide_buffer_t *out) {
+    return spacedepth::detail::run_tile_transpose(tile_path, tile_streams, user_context, in, parallel, out);
+}
+
+TEST(TileKernel, EveryPathCopiesItsViewsAtEveryAlignment) {
+    using spacedepth::detail::TileIsa;
+    const TileIsa best = spacedepth::detail::best_tile_isa();
+    std::vector<TileIsa> paths = {TileIsa::Scalar};
+    if (best == TileIsa::Neon) paths.push_back(TileIsa::Neon);
+    if (best == TileIsa::Avx2 || best == TileIsa::Avx512) paths.push_back(TileIsa::Avx2);
+    if (best == TileIsa::Avx512) paths.push_back(TileIsa::Avx512);
+    for (TileIsa isa : paths) {
+        for (bool stream : {false, true}) {
+            tile_path = isa;
+            tile_streams = stream;
+            for (const KernelView &v : views_for(KernelFamily::Tile)) {
+                for (bool parallel : {false, true}) {
+                    for (int offset : {0, 4, 32}) {
+                        EXPECT_EQ(check(tile_on_path, 4, v, parallel, offset), "")
+                            << spacedepth::detail::tile_isa_name(isa) << (stream ? " streaming" : "") << " on the "
+                            << v.name << " view" << (parallel ? ", parallel" : ", serial") << ", " << offset
+                            << " bytes past a line";
+                    }
+                }
+            }
+        }
+    }
+}
 
 // ---- Every path of every host kernel, and the general family's views one per ladder row.
 
@@ -413,7 +480,11 @@ TEST(KernelRegistry, GpuComponentsAreReachedWhereBuilt) {
 
 TEST(KernelRegistry, EveryHostFamilyAndWidthIsRegisteredOnce) {
     for (int f = 0; f < spacedepth::kKernelFamilyCount; f++) {
-        if (static_cast<KernelFamily>(f) == KernelFamily::Shuffle) continue;  // no Halide kernel (test_shuffle.cpp)
+        // The runtime's microkernels have no Halide kernel (test_shuffle.cpp, test_tile.cpp).
+        if (static_cast<KernelFamily>(f) == KernelFamily::Shuffle ||
+            static_cast<KernelFamily>(f) == KernelFamily::Tile) {
+            continue;
+        }
         for (int width : spacedepth::kKernelWidths) {
             int count = 0;
             for (const RegisteredKernel &k : kRegisteredKernels) {

@@ -7,6 +7,7 @@
 // reach the twins (correctness does not depend on the size; the benchmark measures that).
 #include "runtime/kernel_registry.h"
 #include "runtime/switch_points.h"
+#include "runtime/tile_transpose.h"
 #include "tests/harness.h"
 #include "tools/memcpy_yardstick.h"
 
@@ -91,6 +92,53 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     const std::string plan = spacedepth::describe_call(parallel, in.tensor, out.tensor);
     EXPECT_NE(plan.find("parallel"), std::string::npos) << plan;
     EXPECT_FALSE(streams(plan)) << plan;
+}
+
+// The tile transpose (fused f32 conversions) streams from stream_min_bytes where every tile row
+// starts on a line (pixels of 32 floats, planes of 2 KiB rows), on 1 and 2 threads, and keeps
+// plain stores where its last tile overlaps inside lines (pixels of 24 floats); each plan
+// computes what the reference does, with the output on a line and 4 bytes past one.
+TEST(Streaming, TileTransposeStreamsWholeLines) {
+    if (spacedepth::detail::best_tile_isa() == spacedepth::detail::TileIsa::Scalar) {
+        GTEST_SKIP() << "the rules take the tile transpose only where its vector loop runs";
+    }
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = points.stream_parallel_min_bytes = 1 << 20;
+    const ScopedSwitchPoints scoped(points);
+    struct Call {
+        Op op;
+        Layout in_layout, out_layout;
+        Dims in;
+        bool want;
+    };
+    const Call calls[] = {
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 64, 64}, true},    // 128-byte pixels
+        {Op::SpaceToDepth, Layout::NHWC, Layout::NCHW, {1, 16, 128, 128}, true},  // 256-byte plane rows
+        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 48, 80, 80}, false},   // 96-byte pixels
+    };
+    for (const Call &c : calls) {
+        for (int threads : {1, 2}) {
+            for (int64_t offset : {0, 4}) {
+                const Params p{c.op, Block(2), Order::DCR, threads};
+                Dims out_dims;
+                ASSERT_TRUE(spacedepth::output_dims(p, c.in, &out_dims).ok());
+                TestTensor in = make_tensor(DType::Float32, c.in_layout, c.in);
+                TestTensor out = make_tensor(DType::Float32, c.out_layout, out_dims);
+                out.storage.resize(out.storage.size() + 64, kSentinel);
+                const auto base = reinterpret_cast<uintptr_t>(out.storage.data());
+                out.tensor.data = out.storage.data() + ((64 - base % 64) % 64 + offset);
+                const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+                EXPECT_EQ(plan.find("tile u32 kernel"), 0u) << plan;
+                EXPECT_EQ(streams(plan), c.want) << plan;
+                fill_unique(in, 9);
+                ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
+                TestTensor got = make_tensor(DType::Float32, c.out_layout, out_dims);
+                std::memcpy(got.storage.data(), out.tensor.data, got.storage.size());
+                EXPECT_EQ(compare(got, expected_output(p, in, got)), "")
+                    << plan << ", " << offset << " bytes past a line";
+            }
+        }
+    }
 }
 
 // Rows that start inside lines stream from stream_min_bytes only within the limits measured for

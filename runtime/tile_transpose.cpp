@@ -1,0 +1,301 @@
+// The tile family's transpose (tile_transpose.h): the plane walk and tiles, generic over an
+// instruction set's block transpose, then one block transpose per set in its target region
+// (simd_target.h), chosen from the CPU probe under SPACEDEPTH_MAX_ISA.
+#include "runtime/tile_transpose.h"
+#include "runtime/isa.h"
+#include "runtime/simd_target.h"
+
+#include "HalideRuntime.h"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics initialise their undefined vectors from themselves, which
+// -Wuninitialized reports at the header's lines once they inline.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+namespace spacedepth::detail {
+
+const char *tile_isa_name(TileIsa isa) {
+    static const char *const kNames[] = {"scalar", "AVX2", "AVX-512", "NEON"};
+    return kNames[static_cast<int>(isa)];
+}
+
+namespace {
+
+TileIsa probe_tile_isa() {
+#if defined(__x86_64__)
+    if (cpu_has_feature("avx512")) return TileIsa::Avx512;
+    if (cpu_has_feature("avx2")) return TileIsa::Avx2;
+    return TileIsa::Scalar;
+#elif defined(__aarch64__)
+    return TileIsa::Neon;
+#else
+    return TileIsa::Scalar;
+#endif
+}
+
+// A kernel's slots, in elements.
+struct Slots {
+    int64_t extent[6], in_stride[6], out_stride[6];
+};
+
+// One plane of slots 0 and 1: out[i0 + i1 * o1] = in[i0 * s0 + i1], i0 < e0, i1 < e1.
+struct Plane {
+    int64_t e0, s0, e1, o1;
+};
+
+// The offsets of the plane at outer index k (slots 2-5, slot 2 fastest).
+inline void outer_offsets(const Slots &s, int64_t k, int64_t *in_off, int64_t *out_off) {
+    *in_off = *out_off = 0;
+    for (int d = 2; d < 6; d++) {
+        const int64_t i = k % s.extent[d];
+        k /= s.extent[d];
+        *in_off += i * s.in_stride[d];
+        *out_off += i * s.out_stride[d];
+    }
+}
+
+// Any view: every slot, element by element.
+void copy_scalar(const uint32_t *in, uint32_t *out, const Slots &s, int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; k++) {
+        int64_t in_off, out_off;
+        outer_offsets(s, k, &in_off, &out_off);
+        for (int64_t i1 = 0; i1 < s.extent[1]; i1++) {
+            const uint32_t *src = in + in_off + i1 * s.in_stride[1];
+            uint32_t *dst = out + out_off + i1 * s.out_stride[1];
+            for (int64_t i0 = 0; i0 < s.extent[0]; i0++) dst[i0 * s.out_stride[0]] = src[i0 * s.in_stride[0]];
+        }
+    }
+}
+
+// ---- The block transposes, one struct per instruction set, each in its target region.
+
+#if defined(__x86_64__)
+
+SPACEDEPTH_TARGET_BEGIN("avx2")
+namespace avx2_loop {
+struct Isa {
+    static constexpr int kLanes = 8;
+    static void store(uint32_t *o, __m256 v, bool stream) {
+        if (stream && reinterpret_cast<uintptr_t>(o) % 32 == 0) {
+            _mm256_stream_ps(reinterpret_cast<float *>(o), v);
+        } else {
+            _mm256_storeu_ps(reinterpret_cast<float *>(o), v);
+        }
+    }
+    // 8 x 8: unpacks and 4 x 4 shuffles within each 128-bit lane, then the lanes exchanged
+    // (24 shuffles per 256 bytes). Float shuffles move bits unchanged.
+    template <int L, bool Stream>
+    static void block(const uint32_t *in, int64_t s0, uint32_t *out, int64_t o1) {
+        static_assert(L == 8, "8 x 8 blocks");
+        // Rows k and k + 4 as one vector's two 128-bit lanes (the second half inserted from
+        // memory), so that 4 x 4 transposes within the lanes finish the block: 16 shuffles.
+        __m256 r[8], t[8];
+        for (int k = 0; k < 4; k++) {
+            for (int h = 0; h < 2; h++) {
+                const float *lo = reinterpret_cast<const float *>(in + k * s0 + 4 * h);
+                const float *hi = reinterpret_cast<const float *>(in + (k + 4) * s0 + 4 * h);
+                r[4 * h + k] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+            }
+        }
+        for (int g = 0; g < 8; g += 4) {
+            t[g] = _mm256_unpacklo_ps(r[g], r[g + 1]);
+            t[g + 1] = _mm256_unpackhi_ps(r[g], r[g + 1]);
+            t[g + 2] = _mm256_unpacklo_ps(r[g + 2], r[g + 3]);
+            t[g + 3] = _mm256_unpackhi_ps(r[g + 2], r[g + 3]);
+            store(out + (g + 0) * o1, _mm256_shuffle_ps(t[g], t[g + 2], 0x44), Stream);
+            store(out + (g + 1) * o1, _mm256_shuffle_ps(t[g], t[g + 2], 0xEE), Stream);
+            store(out + (g + 2) * o1, _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44), Stream);
+            store(out + (g + 3) * o1, _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE), Stream);
+        }
+    }
+    template <int N>
+    static void stream_row(uint32_t *out, const uint32_t *buf) {
+        for (int i = 0; i < N; i += 8) store(out + i, _mm256_load_ps(reinterpret_cast<const float *>(buf + i)), true);
+    }
+    static void fence() { _mm_sfence(); }
+};
+#include "runtime/tile_transpose_planes.inc"
+}  // namespace avx2_loop
+SPACEDEPTH_TARGET_END
+
+SPACEDEPTH_TARGET_BEGIN("avx512f")
+namespace avx512_loop {
+struct Isa {
+    static constexpr int kLanes = 16;
+    static void store(uint32_t *o, __m512 v, bool stream) {
+        if (stream && reinterpret_cast<uintptr_t>(o) % 64 == 0) {
+            _mm512_stream_ps(reinterpret_cast<float *>(o), v);
+        } else {
+            _mm512_storeu_ps(reinterpret_cast<float *>(o), v);
+        }
+    }
+    // 16 x 16: the 4 x 4 transposes within 128-bit lanes, then two rounds of lane exchanges
+    // (64 shuffles per KiB); each output row one 64-byte store. 8 x 8: the AVX2 blocks.
+    template <int L, bool Stream>
+    static void block(const uint32_t *in, int64_t s0, uint32_t *out, int64_t o1) {
+        if constexpr (L == 8) {
+            avx2_loop::Isa::block<8, Stream>(in, s0, out, o1);
+            return;
+        }
+        __m512 r[16], t[16], u[16], v[16];
+        for (int k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(reinterpret_cast<const float *>(in + k * s0));
+        for (int k = 0; k < 16; k += 2) {
+            t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+            t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+        }
+        for (int g = 0; g < 16; g += 4) {
+            u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+            u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+            u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+            u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+        }
+        // u[4q + j], lane l: column 4l + j of rows 4q..4q+3.
+        for (int h = 0; h < 16; h += 8) {
+            for (int j = 0; j < 4; j++) {
+                v[h + j] = _mm512_shuffle_f32x4(u[h + j], u[h + 4 + j], 0x88);      // columns j, 8 + j
+                v[h + 4 + j] = _mm512_shuffle_f32x4(u[h + j], u[h + 4 + j], 0xDD);  // columns 4 + j, 12 + j
+            }
+        }
+        for (int j = 0; j < 8; j++) {
+            store(out + j * o1, _mm512_shuffle_f32x4(v[j], v[j + 8], 0x88), Stream);
+            store(out + (j + 8) * o1, _mm512_shuffle_f32x4(v[j], v[j + 8], 0xDD), Stream);
+        }
+    }
+    template <int N>
+    static void stream_row(uint32_t *out, const uint32_t *buf) {
+        avx2_loop::Isa::stream_row<N>(out, buf);
+    }
+    static void fence() { _mm_sfence(); }
+};
+#include "runtime/tile_transpose_planes.inc"
+}  // namespace avx512_loop
+SPACEDEPTH_TARGET_END
+
+#elif defined(__aarch64__)
+
+namespace neon_loop {
+struct Isa {
+    static constexpr int kLanes = 4;
+    // 4 x 4: TRN1/TRN2 on 32-bit lanes, then on 64-bit halves.
+    template <int L, bool Stream>
+    static void block(const uint32_t *in, int64_t s0, uint32_t *out, int64_t o1) {
+        static_assert(L == 4 && !Stream,
+                      "4 x 4 blocks, which never fill a tile row: streaming goes through the buffer");
+        const uint32x4_t a = vld1q_u32(in), b = vld1q_u32(in + s0), c = vld1q_u32(in + 2 * s0),
+                         d = vld1q_u32(in + 3 * s0);
+        const uint64x2_t t0 = vreinterpretq_u64_u32(vtrn1q_u32(a, b)), t1 = vreinterpretq_u64_u32(vtrn2q_u32(a, b)),
+                         t2 = vreinterpretq_u64_u32(vtrn1q_u32(c, d)), t3 = vreinterpretq_u64_u32(vtrn2q_u32(c, d));
+        vst1q_u32(out, vreinterpretq_u32_u64(vtrn1q_u64(t0, t2)));
+        vst1q_u32(out + o1, vreinterpretq_u32_u64(vtrn1q_u64(t1, t3)));
+        vst1q_u32(out + 2 * o1, vreinterpretq_u32_u64(vtrn2q_u64(t0, t2)));
+        vst1q_u32(out + 3 * o1, vreinterpretq_u32_u64(vtrn2q_u64(t1, t3)));
+    }
+    // STNP of 32-byte pairs where aligned to 16 bytes.
+    template <int N>
+    static void stream_row(uint32_t *out, const uint32_t *buf) {
+        for (int i = 0; i < N; i += 8) {
+            const uint32x4_t lo = vld1q_u32(buf + i), hi = vld1q_u32(buf + i + 4);
+            if (reinterpret_cast<uintptr_t>(out + i) % 16 == 0) {
+                __asm__ volatile("stnp %q0, %q1, [%2]" : : "w"(lo), "w"(hi), "r"(out + i) : "memory");
+            } else {
+                vst1q_u32(out + i, lo);
+                vst1q_u32(out + i + 4, hi);
+            }
+        }
+    }
+    static void fence() { __asm__ volatile("dmb ishst" : : : "memory"); }
+};
+#include "runtime/tile_transpose_planes.inc"
+}  // namespace neon_loop
+
+#endif
+
+struct Call {
+    TileIsa isa;
+    bool stream;
+    const uint32_t *in;
+    uint32_t *out;
+    Slots slots;
+    bool tiles;  // slot 0 dense in the output, slot 1 in the input, both at least 8 long
+    int64_t outer, per_task;
+};
+
+void run_range(const Call &c, int64_t begin, int64_t end) {
+    if (!c.tiles) return copy_scalar(c.in, c.out, c.slots, begin, end);
+    switch (c.isa) {
+#if defined(__x86_64__)
+    case TileIsa::Avx512: return avx512_loop::planes(c.in, c.out, c.slots, begin, end, c.stream);
+    case TileIsa::Avx2: return avx2_loop::planes(c.in, c.out, c.slots, begin, end, c.stream);
+#elif defined(__aarch64__)
+    case TileIsa::Neon: return neon_loop::planes(c.in, c.out, c.slots, begin, end, c.stream);
+#endif
+    default: return copy_scalar(c.in, c.out, c.slots, begin, end);
+    }
+}
+
+int task(void *, int index, uint8_t *closure) {
+    const Call &c = *reinterpret_cast<const Call *>(closure);
+    const int64_t begin = index * c.per_task;
+    run_range(c, begin, std::min(c.outer, begin + c.per_task));
+    return 0;
+}
+
+}  // namespace
+
+TileIsa best_tile_isa() {
+    static const TileIsa isa = probe_tile_isa();
+    return isa;
+}
+
+int run_tile_transpose(TileIsa isa, bool stream, void const *user_context, const halide_buffer_t *in, bool parallel,
+                       const halide_buffer_t *out) {
+    Call c{isa,
+           stream && isa != TileIsa::Scalar,
+           reinterpret_cast<const uint32_t *>(in->host),
+           reinterpret_cast<uint32_t *>(out->host),
+           {},
+           false,
+           1,
+           0};
+    for (int d = 0; d < 6; d++) {
+        const bool present = d < in->dimensions;
+        c.slots.extent[d] = present ? in->dim[d].extent : 1;
+        c.slots.in_stride[d] = present ? in->dim[d].stride : 0;
+        c.slots.out_stride[d] = present ? out->dim[d].stride : 0;
+        if (c.slots.extent[d] <= 0) return 0;
+        if (d >= 2) c.outer *= c.slots.extent[d];
+    }
+    c.tiles =
+        c.slots.out_stride[0] == 1 && c.slots.in_stride[1] == 1 && c.slots.extent[0] >= 8 && c.slots.extent[1] >= 8;
+    // Tasks of whole planes; at most 64 per call, as Halide's parallel loops split theirs.
+    constexpr int64_t kMaxTasks = 64;
+    const int64_t tasks = parallel ? std::min(c.outer, kMaxTasks) : 1;
+    c.per_task = (c.outer + tasks - 1) / tasks;
+    if (tasks <= 1) {
+        run_range(c, 0, c.outer);
+        return 0;
+    }
+    const int count = static_cast<int>((c.outer + c.per_task - 1) / c.per_task);
+    return halide_do_par_for(const_cast<void *>(user_context), task, 0, count, reinterpret_cast<uint8_t *>(&c));
+}
+
+extern "C" int spacedepth_tile_transpose_u32(void const *user_context, halide_buffer_t *in, bool parallel,
+                                             halide_buffer_t *out) {
+    return run_tile_transpose(best_tile_isa(), false, user_context, in, parallel, out);
+}
+
+extern "C" int spacedepth_tile_transpose_u32_stream(void const *user_context, halide_buffer_t *in, bool parallel,
+                                                    halide_buffer_t *out) {
+    return run_tile_transpose(best_tile_isa(), true, user_context, in, parallel, out);
+}
+
+}  // namespace spacedepth::detail

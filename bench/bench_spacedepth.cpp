@@ -233,8 +233,8 @@ void BM_spacedepth(benchmark::State &state, const Case &c) {
 
 // One call on each kind of row the planner chooses between for its view: the Halide kernels'
 // ("halide/": the family the rules take when they take no microkernel; the Halide transpose
-// where they take the tile transpose) and the shuffle microkernel ("shuffle/", where the view has
-// a program), both serial; RESULTS.md shows them beside the plan's own row at 128 KiB and 2 MiB.
+// where they take the tile transpose, the general family where the regroup) and the shuffle microkernel ("shuffle/",
+// where the view has a program), both serial; RESULTS.md shows them beside the plan's own row at 128 KiB and 2 MiB.
 void BM_row_kind(benchmark::State &state, const Case &c, bool shuffle) {
     Setup &s = cached_setup(c, state.range(0), 1);
     detail::Problem problem;
@@ -248,13 +248,13 @@ void BM_row_kind(benchmark::State &state, const Case &c, bool shuffle) {
     }
     detail::KernelPlan plan = detail::make_kernel_plan(problem, view, Device::Host, nullptr);
     const bool small = problem.bytes < detail::switch_points().small_max_bytes;
-    const bool tile = plan.family == KernelFamily::Tile;
+    const bool tile = plan.family == KernelFamily::Tile, regroup = plan.family == KernelFamily::Regroup;
     const detail::PlanChoice choice{shuffle ? KernelFamily::Shuffle
                                     : tile  ? KernelFamily::Transpose
                                     : small ? KernelFamily::Small
                                             : KernelFamily::General,
                                     false, false, plan.input_loop_order, false};
-    if (shuffle || tile || plan.family == KernelFamily::Shuffle) {
+    if (shuffle || tile || regroup || plan.family == KernelFamily::Shuffle) {
         plan = detail::make_kernel_plan(problem, view, Device::Host, &choice);
     }
     if (shuffle && plan.family != KernelFamily::Shuffle) {

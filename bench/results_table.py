@@ -55,6 +55,9 @@ def explain_miss(plan, size, spread):
                 f"so the target is inside this VM's run-to-run spread")
     if family == "transpose":
         reason = "fused NCHW<->NHWC tile transpose: shuffle-bound (LLVM emits ~150 shuffles per 128 elements)"
+    elif family == "regroup":
+        reason = ("NCHW_VECT_C CRD regroup (runtime/vect_c_regroup.h): per 64 output bytes a load, two VPERMT2B "
+                  "and a store (a copy loop: a load and a store), from 2 input rows into 4 planes or back")
     elif family == "tile":
         reason = ("fused NCHW<->NHWC tile transpose (runtime/tile_transpose.h): per 64 output bytes a load, 4 "
                   "shuffles and a store with AVX-512 (a copy loop: a load and a store), its 16 rows a tile "

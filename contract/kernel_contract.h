@@ -53,12 +53,16 @@ enum class Device : int { Host, Cuda, OpenCL };
 //   Tile:      CPU only, no Halide kernel: the runtime's transpose of 4-byte elements
 //              (runtime/tile_transpose.h), called as a kernel on the transpose family's slots,
 //              with a streaming twin that writes whole output lines.
+//   Regroup:   CPU only, no Halide kernel: the runtime's NCHW_VECT_C CRD 2 x 2 regroup of bytes
+//              (runtime/vect_c_regroup.h), called as a kernel on the slots the general family
+//              gets for those views, with a streaming twin.
 #define SPACEDEPTH_KERNEL_FAMILIES(FAMILY)              \
     FAMILY(General, general, "host stream cuda opencl") \
     FAMILY(Transpose, transpose, "host cuda opencl")    \
     FAMILY(Small, small, "host")                        \
     FAMILY(Shuffle, shuffle, "microkernel")             \
-    FAMILY(Tile, tile, "microkernel")
+    FAMILY(Tile, tile, "microkernel")                   \
+    FAMILY(Regroup, regroup, "microkernel")
 
 #define SPACEDEPTH_FAMILY_ENUMERATOR(enumerator, name, devices) enumerator,
 enum class KernelFamily : int { SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_ENUMERATOR) };

@@ -6,6 +6,7 @@
 #include "runtime/isa.h"
 #include "runtime/switch_points.h"
 #include "runtime/tile_transpose.h"
+#include "runtime/vect_c_regroup.h"
 #include "runtime/wisdom.h"
 
 #include <algorithm>
@@ -174,7 +175,8 @@ std::string build_info() {
     s << "\n";
     s << "microkernels (the runtime's own, on the path this CPU runs): shuffle ("
       << detail::shuffle_isa_name(detail::best_shuffle_isa()) << "), tile transpose ("
-      << detail::tile_isa_name(detail::best_tile_isa()) << ")\n";
+      << detail::tile_isa_name(detail::best_tile_isa()) << "), NCHW_VECT_C regroup ("
+      << detail::regroup_isa_name(detail::best_regroup_isa()) << ")\n";
     s << "kernel targets (best first, chosen at run time): " << detail::kernel_targets() << "\n";
     s << "CPU: " << cpu_probe::identity(cpu_probe::read_cpuid())
       << " (features from CPUID bits and XCR0, not the model)\n";

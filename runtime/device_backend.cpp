@@ -48,6 +48,9 @@ const RegisteredKernel *find_kernel(Device device, KernelFamily family, int widt
     if (family == KernelFamily::Tile) {
         return device == Device::Host && width == kTileKernel.width ? &kTileKernel : nullptr;
     }
+    if (family == KernelFamily::Regroup) {
+        return device == Device::Host && width == kRegroupKernel.width ? &kRegroupKernel : nullptr;
+    }
     if (family == KernelFamily::Shuffle) {
         const int w = kernel_width_index(width);
         return device == Device::Host && w >= 0 ? &kShuffleKernels[w] : nullptr;

@@ -6,6 +6,7 @@
 
 #include "contract/kernel_contract.h"
 #include "runtime/tile_transpose.h"
+#include "runtime/vect_c_regroup.h"
 
 #include <array>
 #include <cstddef>
@@ -130,6 +131,14 @@ inline constexpr RegisteredKernel kTileStreamKernel = {
 inline constexpr RegisteredKernel kTileKernel = {
     Device::Host, KernelFamily::Tile, 4, "tile_transpose_u32", spacedepth_tile_transpose_u32,
     nullptr,      &kTileStreamKernel};
+
+// The regroup family's entry, 1-byte elements only, and its streaming twin
+// (runtime/vect_c_regroup.h).
+inline constexpr RegisteredKernel kRegroupStreamKernel = {
+    Device::Host, KernelFamily::Regroup, 1, "vect_c_regroup_u8_stream", spacedepth_vect_c_regroup_u8_stream, nullptr};
+inline constexpr RegisteredKernel kRegroupKernel = {Device::Host,         KernelFamily::Regroup,        1,
+                                                    "vect_c_regroup_u8",  spacedepth_vect_c_regroup_u8, nullptr,
+                                                    &kRegroupStreamKernel};
 
 // The registered kernel for (device, family, width), or nullptr: the CPU kernels above, a GPU
 // device's from its component where this program links it (device_backend.cpp).

@@ -11,6 +11,7 @@
 #include "runtime/plan.h"
 #include "runtime/switch_points.h"
 #include "runtime/tile_transpose.h"
+#include "runtime/vect_c_regroup.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -234,13 +235,25 @@ void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoic
     if (plan->family == KernelFamily::Transpose && plan->width == 4 && best_tile_isa() != TileIsa::Scalar) {
         plan->family = KernelFamily::Tile;
     }
+    // The NCHW_VECT_C CRD 2 x 2 regroup (runtime/vect_c_regroup.h) in place of the general
+    // family's byte gathers, where it has its VBMI loop. i8 C16 b2 (the matrix's), 2-core AMD
+    // EPYC Zen 4, 1 thread, x memcpy, the general family's against the regroup's (scratch
+    // harness, two runs): S2D 16 KiB 0.13-0.18 -> 0.26-0.33, 128 KiB 0.17 -> 0.64, 2 MiB 0.26 ->
+    // 0.75, 64 MiB 0.37 -> 1.04 (its twin 1.15-1.24); D2S 128 KiB 0.31 -> 0.71, 2 MiB 0.52 ->
+    // 0.83, 64 MiB 0.92 -> 1.01-1.06 (its twin 1.67-1.79).
+    const bool regroupable =
+        plan->width == kRegroupKernel.width && regroup_kind(plan->kernel_dims) != RegroupKind::None;
+    if (plan->family == KernelFamily::General && regroupable && best_regroup_isa() == RegroupIsa::Vbmi) {
+        plan->family = KernelFamily::Regroup;
+    }
     const bool transposable = d0.out_stride == 1 && d1.in_stride == 1;
     const bool tileable = transposable && find_kernel(Device::Host, KernelFamily::Tile, plan->width) != nullptr;
     // A chosen shuffle keeps the rules' family here; choose_shuffle replaces the plan where the
     // view has a shuffle program.
     if (choice != nullptr && choice->family != KernelFamily::Shuffle &&
         (choice->family != KernelFamily::Transpose || transposable) &&
-        (choice->family != KernelFamily::Tile || tileable)) {
+        (choice->family != KernelFamily::Tile || tileable) &&
+        (choice->family != KernelFamily::Regroup || regroupable)) {
         plan->family = choice->family;
     }
 }
@@ -377,6 +390,12 @@ LineFit tile_line_fit(const KernelPlan &plan) {
     return plan.fragments.size() <= 1 && on_lines ? LineFit::Whole : LineFit::Never;
 }
 
+// The regroup's twin streams its 64-byte vectors where every one starts on a line
+// (regroup_writes_whole_lines, runtime/vect_c_regroup.h).
+LineFit regroup_line_fit(const KernelPlan &plan) {
+    return plan.fragments.size() <= 1 && regroup_writes_whole_lines(plan.kernel_dims) ? LineFit::Whole : LineFit::Never;
+}
+
 // Streaming stores: past the last-level cache (stream_min_bytes for serial plans,
 // stream_parallel_min_bytes for parallel ones, whose threads share it: schedules/tunables.json
 // has the measurements), a streaming store skips the read-for-ownership of each output line,
@@ -390,9 +409,10 @@ void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanCh
     if (choice != nullptr) {
         plan->stream = choice->stream && has_twin;
     } else {
-        const LineFit fit = !has_twin                            ? LineFit::Never
-                            : plan->family == KernelFamily::Tile ? tile_line_fit(*plan)
-                                                                 : line_fit(*plan);
+        const LineFit fit = !has_twin                               ? LineFit::Never
+                            : plan->family == KernelFamily::Tile    ? tile_line_fit(*plan)
+                            : plan->family == KernelFamily::Regroup ? regroup_line_fit(*plan)
+                                                                    : line_fit(*plan);
         int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
         if (fit == LineFit::Partial) min_bytes = std::max(min_bytes, points.stream_partial_min_bytes);
         plan->stream = fit != LineFit::Never && p.bytes >= min_bytes;

@@ -3,6 +3,7 @@
 // (simd_target.h), chosen from the CPU probe under SPACEDEPTH_MAX_ISA.
 #include "runtime/tile_transpose.h"
 #include "runtime/isa.h"
+#include "runtime/microkernel_slots.h"
 #include "runtime/simd_target.h"
 
 #include "HalideRuntime.h"
@@ -42,39 +43,10 @@ TileIsa probe_tile_isa() {
 #endif
 }
 
-// A kernel's slots, in elements.
-struct Slots {
-    int64_t extent[6], in_stride[6], out_stride[6];
-};
-
 // One plane of slots 0 and 1: out[i0 + i1 * o1] = in[i0 * s0 + i1], i0 < e0, i1 < e1.
 struct Plane {
     int64_t e0, s0, e1, o1;
 };
-
-// The offsets of the plane at outer index k (slots 2-5, slot 2 fastest).
-inline void outer_offsets(const Slots &s, int64_t k, int64_t *in_off, int64_t *out_off) {
-    *in_off = *out_off = 0;
-    for (int d = 2; d < 6; d++) {
-        const int64_t i = k % s.extent[d];
-        k /= s.extent[d];
-        *in_off += i * s.in_stride[d];
-        *out_off += i * s.out_stride[d];
-    }
-}
-
-// Any view: every slot, element by element.
-void copy_scalar(const uint32_t *in, uint32_t *out, const Slots &s, int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; k++) {
-        int64_t in_off, out_off;
-        outer_offsets(s, k, &in_off, &out_off);
-        for (int64_t i1 = 0; i1 < s.extent[1]; i1++) {
-            const uint32_t *src = in + in_off + i1 * s.in_stride[1];
-            uint32_t *dst = out + out_off + i1 * s.out_stride[1];
-            for (int64_t i0 = 0; i0 < s.extent[0]; i0++) dst[i0 * s.out_stride[0]] = src[i0 * s.in_stride[0]];
-        }
-    }
-}
 
 // ---- The block transposes, one struct per instruction set, each in its target region.
 
@@ -219,34 +191,20 @@ struct Isa {
 
 #endif
 
-struct Call {
-    TileIsa isa;
-    bool stream;
-    const uint32_t *in;
-    uint32_t *out;
-    Slots slots;
-    bool tiles;  // slot 0 dense in the output, slot 1 in the input, both at least 8 long
-    int64_t outer, per_task;
-};
-
-void run_range(const Call &c, int64_t begin, int64_t end) {
-    if (!c.tiles) return copy_scalar(c.in, c.out, c.slots, begin, end);
-    switch (c.isa) {
+// The planes at outer iterations [begin, end) of slots 2-5 on `isa`, or any view element by
+// element where the tiles do not apply.
+void run_range(TileIsa isa, bool stream, bool tiles, const uint32_t *in, uint32_t *out, const Slots &s, int64_t begin,
+               int64_t end) {
+    if (!tiles) return copy_slots(in, out, s, begin * s.extent[1], end * s.extent[1]);
+    switch (isa) {
 #if defined(__x86_64__)
-    case TileIsa::Avx512: return avx512_loop::planes(c.in, c.out, c.slots, begin, end, c.stream);
-    case TileIsa::Avx2: return avx2_loop::planes(c.in, c.out, c.slots, begin, end, c.stream);
+    case TileIsa::Avx512: return avx512_loop::planes(in, out, s, begin, end, stream);
+    case TileIsa::Avx2: return avx2_loop::planes(in, out, s, begin, end, stream);
 #elif defined(__aarch64__)
-    case TileIsa::Neon: return neon_loop::planes(c.in, c.out, c.slots, begin, end, c.stream);
+    case TileIsa::Neon: return neon_loop::planes(in, out, s, begin, end, stream);
 #endif
-    default: return copy_scalar(c.in, c.out, c.slots, begin, end);
+    default: return copy_slots(in, out, s, begin * s.extent[1], end * s.extent[1]);
     }
-}
-
-int task(void *, int index, uint8_t *closure) {
-    const Call &c = *reinterpret_cast<const Call *>(closure);
-    const int64_t begin = index * c.per_task;
-    run_range(c, begin, std::min(c.outer, begin + c.per_task));
-    return 0;
 }
 
 }  // namespace
@@ -258,34 +216,16 @@ TileIsa best_tile_isa() {
 
 int run_tile_transpose(TileIsa isa, bool stream, void const *user_context, const halide_buffer_t *in, bool parallel,
                        const halide_buffer_t *out) {
-    Call c{isa,
-           stream && isa != TileIsa::Scalar,
-           reinterpret_cast<const uint32_t *>(in->host),
-           reinterpret_cast<uint32_t *>(out->host),
-           {},
-           false,
-           1,
-           0};
-    for (int d = 0; d < 6; d++) {
-        const bool present = d < in->dimensions;
-        c.slots.extent[d] = present ? in->dim[d].extent : 1;
-        c.slots.in_stride[d] = present ? in->dim[d].stride : 0;
-        c.slots.out_stride[d] = present ? out->dim[d].stride : 0;
-        if (c.slots.extent[d] <= 0) return 0;
-        if (d >= 2) c.outer *= c.slots.extent[d];
-    }
-    c.tiles =
-        c.slots.out_stride[0] == 1 && c.slots.in_stride[1] == 1 && c.slots.extent[0] >= 8 && c.slots.extent[1] >= 8;
-    // Tasks of whole planes; at most 64 per call, as Halide's parallel loops split theirs.
-    constexpr int64_t kMaxTasks = 64;
-    const int64_t tasks = parallel ? std::min(c.outer, kMaxTasks) : 1;
-    c.per_task = (c.outer + tasks - 1) / tasks;
-    if (tasks <= 1) {
-        run_range(c, 0, c.outer);
-        return 0;
-    }
-    const int count = static_cast<int>((c.outer + c.per_task - 1) / c.per_task);
-    return halide_do_par_for(const_cast<void *>(user_context), task, 0, count, reinterpret_cast<uint8_t *>(&c));
+    Slots s;
+    if (!slots_of(in, out, &s)) return 0;
+    // Slot 0 dense in the output, slot 1 in the input, both at least one 8-element tile.
+    const bool tiles = s.out_stride[0] == 1 && s.in_stride[1] == 1 && s.extent[0] >= 8 && s.extent[1] >= 8;
+    const auto *src = reinterpret_cast<const uint32_t *>(in->host);
+    auto *dst = reinterpret_cast<uint32_t *>(out->host);
+    stream = stream && isa != TileIsa::Scalar;
+    return for_outer_ranges(user_context, parallel, OuterSlots(s, {2, 3, 4, 5}).total, [&](int64_t begin, int64_t end) {
+        run_range(isa, stream, tiles, src, dst, s, begin, end);
+    });
 }
 
 extern "C" int spacedepth_tile_transpose_u32(void const *user_context, halide_buffer_t *in, bool parallel,

@@ -82,7 +82,8 @@ void apply_permute_copy_schedule(const PermuteCopyHandles &h, const Halide::Targ
     case KernelFamily::Small: schedule_small(h, target.natural_vector_size(h.output.type())); return;
     case KernelFamily::General: schedule_ladder(h, arm ? arm_shape(h, target) : x86_shape(h, target)); return;
     case KernelFamily::Shuffle:
-    case KernelFamily::Tile: break;  // the runtime's microkernels: no device builds them
+    case KernelFamily::Tile:
+    case KernelFamily::Regroup: break;  // the runtime's microkernels: no device builds them
     }
     _halide_user_assert(false) << "the " << kernel_family_name(h.family) << " family has no Halide schedule\n";
 }

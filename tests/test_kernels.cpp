@@ -12,6 +12,7 @@
 #include "runtime/halide_errors.h"
 #include "runtime/isa.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/vect_c_regroup.h"
 
 #include "HalideRuntime.h"
 
@@ -111,6 +112,26 @@ std::vector<KernelView> views_for(KernelFamily family) {
         for (const KernelView &v : views_for(KernelFamily::General)) views.push_back(v);
         return views;
     }
+    case KernelFamily::Regroup: {
+        // NCHW_VECT_C CRD 2 x 2 (runtime/vect_c_regroup.h): SpaceToDepth's slots (bw, bh, w, h,
+        // lanes, groups) and DepthToSpace's (lanes, bw, w, bh, h, groups), rows of 16 pixels and
+        // with masked tails (5, 21, 45), the lanes or block rows in each of slots 3-5; then views
+        // it copies with its plain loop.
+        std::vector<KernelView> views = {
+            make_view("S2D rows of 16", {2, 2, 16, 3, 4, 2}, {4, 0, 2, 1, 3, 5}, {0, 1, 2, 3, 4, 5}),
+            make_view("S2D rows of 45", {2, 2, 45, 2, 4, 3}, {4, 0, 2, 1, 3, 5}, {0, 1, 2, 3, 4, 5}),
+            make_view("S2D rows of 5, lanes in slot 5", {2, 2, 5, 3, 2, 4}, {5, 0, 2, 1, 3, 4}, {0, 1, 2, 3, 5, 4}),
+            make_view("S2D rows of 21, lanes in slot 3", {2, 2, 21, 4, 3, 1}, {3, 0, 2, 1, 4, 5}, {0, 1, 2, 4, 3, 5}),
+            make_view("D2S rows of 16", {4, 2, 16, 2, 3, 2}, {1, 3, 2, 4, 0, 5}, {0, 1, 2, 3, 4, 5}),
+            make_view("D2S rows of 45", {4, 2, 45, 2, 2, 3}, {1, 3, 2, 4, 0, 5}, {0, 1, 2, 3, 4, 5}),
+            make_view("D2S rows of 5, block rows in slot 5", {4, 2, 5, 3, 2, 2}, {1, 5, 2, 3, 0, 4},
+                      {0, 1, 2, 5, 3, 4}),
+            make_view("D2S rows of 21, block rows in slot 4", {4, 2, 21, 3, 2, 1}, {1, 4, 2, 3, 0, 5},
+                      {0, 1, 2, 4, 3, 5}),
+        };
+        for (const KernelView &v : views_for(KernelFamily::General)) views.push_back(v);
+        return views;
+    }
     case KernelFamily::Small:
         return {
             make_view("small run copy", {24, 2, 2, 1, 1, 1}, {0, 2, 1, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
@@ -198,9 +219,11 @@ std::vector<RegisteredKernel> host_kernels() {
         host.push_back(k);
         if (k.stream != nullptr) host.push_back(*k.stream);
     }
-    // The runtime's tile transpose, called as the kernels are.
+    // The runtime's tile transpose and regroup, called as the kernels are.
     host.push_back(spacedepth::detail::kTileKernel);
     host.push_back(spacedepth::detail::kTileStreamKernel);
+    host.push_back(spacedepth::detail::kRegroupKernel);
+    host.push_back(spacedepth::detail::kRegroupStreamKernel);
     return host;
 }
 
@@ -211,6 +234,25 @@ INSTANTIATE_TEST_SUITE_P(Registered, Kernels, testing::ValuesIn(host_kernels()),
 // ---- The tile transpose (runtime/tile_transpose.h) on each instruction-set path this CPU runs
 // (its kernel entries take the best), plain and streaming, serial and parallel, with both tensors
 // on a 64-byte line and 4 and 32 bytes past one (streaming stores only aligned vectors).
+
+// A microkernel's path (select(stream) points `fn` at it) on every view of its family: plain and
+// streaming stores, serial and parallel, both tensors on a line and 4 and 32 bytes past one.
+template <class Select>
+void check_microkernel_path(KernelFn fn, int width, KernelFamily family, const std::string &path,
+                            const Select &select) {
+    for (bool stream : {false, true}) {
+        select(stream);
+        for (const KernelView &v : views_for(family)) {
+            for (bool parallel : {false, true}) {
+                for (int offset : {0, 4, 32}) {
+                    EXPECT_EQ(check(fn, width, v, parallel, offset), "")
+                        << path << (stream ? " streaming" : "") << " on the " << v.name << " view"
+                        << (parallel ? ", parallel" : ", serial") << ", " << offset << " bytes past a line";
+                }
+            }
+        }
+    }
+}
 
 spacedepth::detail::TileIsa tile_path = spacedepth::detail::TileIsa::Scalar;
 bool tile_streams = false;
@@ -226,20 +268,40 @@ TEST(TileKernel, EveryPathCopiesItsViewsAtEveryAlignment) {
     if (best == TileIsa::Avx2 || best == TileIsa::Avx512) paths.push_back(TileIsa::Avx2);
     if (best == TileIsa::Avx512) paths.push_back(TileIsa::Avx512);
     for (TileIsa isa : paths) {
-        for (bool stream : {false, true}) {
-            tile_path = isa;
-            tile_streams = stream;
-            for (const KernelView &v : views_for(KernelFamily::Tile)) {
-                for (bool parallel : {false, true}) {
-                    for (int offset : {0, 4, 32}) {
-                        EXPECT_EQ(check(tile_on_path, 4, v, parallel, offset), "")
-                            << spacedepth::detail::tile_isa_name(isa) << (stream ? " streaming" : "") << " on the "
-                            << v.name << " view" << (parallel ? ", parallel" : ", serial") << ", " << offset
-                            << " bytes past a line";
-                    }
-                }
-            }
-        }
+        check_microkernel_path(tile_on_path, 4, KernelFamily::Tile, spacedepth::detail::tile_isa_name(isa),
+                               [&](bool stream) {
+                                   tile_path = isa;
+                                   tile_streams = stream;
+                               });
+    }
+}
+
+// The regroup (runtime/vect_c_regroup.h) on each path this CPU runs, as the tile transpose above;
+// its views are recognised as the planner's slots for the layout, so each pattern view takes the
+// vector loop where the CPU has VBMI.
+spacedepth::detail::RegroupIsa regroup_path = spacedepth::detail::RegroupIsa::Scalar;
+bool regroup_streams = false;
+int regroup_on_path(void const *user_context, halide_buffer_t *in, bool parallel, halide_buffer_t *out) {
+    return spacedepth::detail::run_vect_c_regroup(regroup_path, regroup_streams, user_context, in, parallel, out);
+}
+
+TEST(RegroupKernel, EveryPathCopiesItsViewsAtEveryAlignment) {
+    using spacedepth::detail::RegroupIsa;
+    std::vector<RegroupIsa> paths = {RegroupIsa::Scalar};
+    if (spacedepth::detail::best_regroup_isa() == RegroupIsa::Vbmi) paths.push_back(RegroupIsa::Vbmi);
+    int patterns = 0;
+    for (const KernelView &v : views_for(KernelFamily::Regroup)) {
+        spacedepth::detail::DimList slots;
+        for (int d = 0; d < kKernelRank; d++) slots.push_back({v.extent[d], v.in_stride[d], v.out_stride[d]});
+        patterns += spacedepth::detail::regroup_kind(slots) != spacedepth::detail::RegroupKind::None;
+    }
+    EXPECT_EQ(patterns, 8) << "every S2D and D2S view above is the regroup's pattern";
+    for (RegroupIsa isa : paths) {
+        check_microkernel_path(regroup_on_path, 1, KernelFamily::Regroup, spacedepth::detail::regroup_isa_name(isa),
+                               [&](bool stream) {
+                                   regroup_path = isa;
+                                   regroup_streams = stream;
+                               });
     }
 }
 
@@ -480,9 +542,9 @@ TEST(KernelRegistry, GpuComponentsAreReachedWhereBuilt) {
 
 TEST(KernelRegistry, EveryHostFamilyAndWidthIsRegisteredOnce) {
     for (int f = 0; f < spacedepth::kKernelFamilyCount; f++) {
-        // The runtime's microkernels have no Halide kernel (test_shuffle.cpp, test_tile.cpp).
-        if (static_cast<KernelFamily>(f) == KernelFamily::Shuffle ||
-            static_cast<KernelFamily>(f) == KernelFamily::Tile) {
+        // The runtime's microkernels have no Halide kernel (test_shuffle.cpp, the tests above).
+        const auto family = static_cast<KernelFamily>(f);
+        if (family == KernelFamily::Shuffle || family == KernelFamily::Tile || family == KernelFamily::Regroup) {
             continue;
         }
         for (int width : spacedepth::kKernelWidths) {

@@ -8,6 +8,7 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/switch_points.h"
 #include "runtime/tile_transpose.h"
+#include "runtime/vect_c_regroup.h"
 #include "tests/harness.h"
 #include "tools/memcpy_yardstick.h"
 
@@ -94,45 +95,76 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
     EXPECT_FALSE(streams(plan)) << plan;
 }
 
-// The tile transpose (fused f32 conversions) streams from stream_min_bytes where every tile row
-// starts on a line (pixels of 32 floats, planes of 2 KiB rows), on 1 and 2 threads, and keeps
-// plain stores where its last tile overlaps inside lines (pixels of 24 floats); each plan
-// computes what the reference does, with the output on a line and 4 bytes past one.
-TEST(Streaming, TileTransposeStreamsWholeLines) {
-    if (spacedepth::detail::best_tile_isa() == spacedepth::detail::TileIsa::Scalar) {
-        GTEST_SKIP() << "the rules take the tile transpose only where its vector loop runs";
-    }
+// The runtime's kernel-shaped microkernels stream from stream_min_bytes where every vector they
+// store starts on a line, on 1 and 2 threads, and keep plain stores elsewhere: the tile transpose
+// (fused f32 conversions: pixels of 32 floats and planes of 2 KiB rows stream, pixels of 24
+// floats, whose last tile overlaps inside lines, do not) and the NCHW_VECT_C CRD regroup (rows
+// of whole lines stream, 360-byte rows do not). Each plan computes what the reference does,
+// with the output on a line and 4 bytes past one.
+TEST(Streaming, MicrokernelsStreamWholeLines) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = points.stream_parallel_min_bytes = 1 << 20;
     const ScopedSwitchPoints scoped(points);
+    const bool tiles = spacedepth::detail::best_tile_isa() != spacedepth::detail::TileIsa::Scalar;
+    const bool regroups = spacedepth::detail::best_regroup_isa() == spacedepth::detail::RegroupIsa::Vbmi;
     struct Call {
         Op op;
+        Order order;
+        DType dtype;
         Layout in_layout, out_layout;
         Dims in;
+        const char *family;  // where this CPU runs its vector loop
         bool want;
     };
     const Call calls[] = {
-        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 64, 64, 64}, true},    // 128-byte pixels
-        {Op::SpaceToDepth, Layout::NHWC, Layout::NCHW, {1, 16, 128, 128}, true},  // 256-byte plane rows
-        {Op::DepthToSpace, Layout::NCHW, Layout::NHWC, {1, 48, 80, 80}, false},   // 96-byte pixels
+        {Op::DepthToSpace, Order::DCR, DType::Float32, Layout::NCHW, Layout::NHWC, {1, 64, 64, 64}, "tile", true},
+        {Op::SpaceToDepth, Order::DCR, DType::Float32, Layout::NHWC, Layout::NCHW, {1, 16, 128, 128}, "tile", true},
+        {Op::DepthToSpace, Order::DCR, DType::Float32, Layout::NCHW, Layout::NHWC, {1, 48, 80, 80}, "tile", false},
+        {Op::SpaceToDepth,
+         Order::CRD,
+         DType::Int8,
+         Layout::NCHW_VECT_C,
+         Layout::NCHW_VECT_C,
+         {1, 16, 256, 256},
+         "regroup",
+         true},
+        {Op::DepthToSpace,
+         Order::CRD,
+         DType::Int8,
+         Layout::NCHW_VECT_C,
+         Layout::NCHW_VECT_C,
+         {1, 64, 128, 128},
+         "regroup",
+         true},
+        {Op::SpaceToDepth,
+         Order::CRD,
+         DType::Int8,
+         Layout::NCHW_VECT_C,
+         Layout::NCHW_VECT_C,
+         {1, 32, 180, 180},
+         "regroup",
+         false},
     };
     for (const Call &c : calls) {
+        const bool vector_loop = std::string(c.family) == "tile" ? tiles : regroups;
         for (int threads : {1, 2}) {
             for (int64_t offset : {0, 4}) {
-                const Params p{c.op, Block(2), Order::DCR, threads};
+                const Params p{c.op, Block(2), c.order, threads};
                 Dims out_dims;
                 ASSERT_TRUE(spacedepth::output_dims(p, c.in, &out_dims).ok());
-                TestTensor in = make_tensor(DType::Float32, c.in_layout, c.in);
-                TestTensor out = make_tensor(DType::Float32, c.out_layout, out_dims);
+                TestTensor in = make_tensor(c.dtype, c.in_layout, c.in);
+                TestTensor out = make_tensor(c.dtype, c.out_layout, out_dims);
                 out.storage.resize(out.storage.size() + 64, kSentinel);
                 const auto base = reinterpret_cast<uintptr_t>(out.storage.data());
                 out.tensor.data = out.storage.data() + ((64 - base % 64) % 64 + offset);
                 const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
-                EXPECT_EQ(plan.find("tile u32 kernel"), 0u) << plan;
-                EXPECT_EQ(streams(plan), c.want) << plan;
+                if (vector_loop) {
+                    EXPECT_EQ(plan.find(c.family), 0u) << plan;
+                    EXPECT_EQ(streams(plan), c.want) << plan;
+                }
                 fill_unique(in, 9);
                 ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
-                TestTensor got = make_tensor(DType::Float32, c.out_layout, out_dims);
+                TestTensor got = make_tensor(c.dtype, c.out_layout, out_dims);
                 std::memcpy(got.storage.data(), out.tensor.data, got.storage.size());
                 EXPECT_EQ(compare(got, expected_output(p, in, got)), "")
                     << plan << ", " << offset << " bytes past a line";

@@ -1,0 +1,233 @@
+// The regroup family's kernel (vect_c_regroup.h): the slot patterns, the VBMI loops in their
+// target region (simd_target.h), and the plain copy for every other view.
+#include "runtime/vect_c_regroup.h"
+#include "runtime/isa.h"
+#include "runtime/microkernel_slots.h"
+#include "runtime/simd_target.h"
+
+#include <cstring>
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics initialise their undefined vectors from themselves, which
+// -Wuninitialized reports at the header's lines once they inline.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
+
+namespace spacedepth::detail {
+
+const char *regroup_isa_name(RegroupIsa isa) { return isa == RegroupIsa::Vbmi ? "AVX-512 VBMI" : "scalar"; }
+
+RegroupIsa best_regroup_isa() {
+#if defined(__x86_64__)
+    // avx512_cannonlake is AVX-512 BW (the masked byte loads and stores) with VBMI (VPERMT2B).
+    static const RegroupIsa isa = cpu_has_feature("avx512_cannonlake") ? RegroupIsa::Vbmi : RegroupIsa::Scalar;
+    return isa;
+#else
+    return RegroupIsa::Scalar;
+#endif
+}
+
+namespace {
+
+// The kind of a view and its fourth pattern slot (the lanes of SpaceToDepth, the block rows of
+// DepthToSpace); the remaining two slots are the outer loop.
+struct Pattern {
+    RegroupKind kind = RegroupKind::None;
+    int slot = -1;
+};
+
+Pattern find_pattern(const int64_t *e, const int64_t *is, const int64_t *os) {
+    for (int d = 0; d < kKernelRank; d++) {
+        if (is[d] < 0 || os[d] <= 0) return {};
+    }
+    auto slot_with = [&](int64_t extent, int64_t in_stride) {
+        for (int d = 3; d < kKernelRank; d++) {
+            if (e[d] == extent && is[d] == in_stride) return d;
+        }
+        return -1;
+    };
+    if (e[0] == 2 && is[0] == 4 && os[0] == 1 && e[1] == 2 && os[1] == 2 && is[2] == 8 && os[2] == 4) {
+        if (const int lanes = slot_with(4, 1); lanes >= 0) return {RegroupKind::SpaceToDepth, lanes};
+    }
+    if (e[0] == 4 && os[0] == 1 && e[1] == 2 && is[1] == 1 && os[1] == 4 && is[2] == 4 && os[2] == 8) {
+        if (const int rows = slot_with(2, 2); rows >= 0) return {RegroupKind::DepthToSpace, rows};
+    }
+    return {};
+}
+
+// The two slots of 3-5 that are not the pattern's fourth.
+[[maybe_unused]] OuterSlots outer_of(const Slots &s, int pattern_slot) {
+    int rest[2], n = 0;
+    for (int d = 3; d < kKernelRank; d++) {
+        if (d != pattern_slot) rest[n++] = d;
+    }
+    return OuterSlots(s, {rest[0], rest[1]});
+}
+
+#if defined(__x86_64__)
+
+SPACEDEPTH_TARGET_BEGIN("avx512f,avx512bw,avx512vbmi")
+namespace vbmi_loop {
+
+// VPERMT2B indexes (bit 6 picks the second table), built once.
+struct Tables {
+    alignas(64) uint8_t s2d_lanes[2][64];  // a row's 32 pixels: lanes 0-1, 2-3, each as 32 bytes
+    alignas(64) uint8_t s2d_out[2][64];    // lane 0 or 1 of those: 16 output pixels of 2 x 2 bytes
+    alignas(64) uint8_t d2s_rows[2][64];   // block row 0 or 1 of two planes: 32 pixels each
+    alignas(64) uint8_t d2s_out[2][64];    // pixels 0-15 or 16-31 of a row, 4 lanes each
+    Tables() {
+        for (int j = 0; j < 64; j++) {
+            const int pixel = j % 32, lane = j / 32, w = j / 4, q = j % 4;
+            for (int k = 0; k < 2; k++) {
+                s2d_lanes[k][j] = static_cast<uint8_t>(pixel * 4 + 2 * k + lane);
+                s2d_out[k][j] = static_cast<uint8_t>((q / 2) * 64 + k * 32 + 2 * w + q % 2);
+                d2s_rows[k][j] = static_cast<uint8_t>(lane * 64 + 4 * (pixel / 2) + 2 * k + pixel % 2);
+                d2s_out[k][j] = static_cast<uint8_t>((q / 2) * 64 + (q % 2) * 32 + 16 * k + w);
+            }
+        }
+    }
+};
+
+inline __m512i table(const uint8_t *t) { return _mm512_load_si512(t); }
+inline __mmask64 first_bytes(int64_t n) { return n >= 64 ? ~__mmask64{0} : n <= 0 ? 0 : (__mmask64{1} << n) - 1; }
+inline __m512i load(const uint8_t *p, int64_t n) { return _mm512_maskz_loadu_epi8(first_bytes(n), p); }
+inline void store(uint8_t *p, __m512i v, int64_t n, bool stream) {
+    if (n >= 64) {
+        if (stream && reinterpret_cast<uintptr_t>(p) % 64 == 0) {
+            _mm512_stream_si512(reinterpret_cast<__m512i *>(p), v);
+        } else {
+            _mm512_storeu_si512(p, v);
+        }
+    } else if (n > 0) {
+        _mm512_mask_storeu_epi8(p, first_bytes(n), v);
+    }
+}
+inline __m512i perm(__m512i a, __m512i index, __m512i b) { return _mm512_permutex2var_epi8(a, index, b); }
+
+// Two input rows (row1 = row0 + row_step) of `width` output pixels' worth into four lane planes
+// (out + l * plane_step), 16 output pixels at a time.
+void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, int64_t plane_step, int64_t width,
+                         bool stream) {
+    static const Tables t;
+    // The tables in registers: the stores are bytes, which may alias them for the compiler.
+    const __m512i lanes01 = table(t.s2d_lanes[0]), lanes23 = table(t.s2d_lanes[1]), out0 = table(t.s2d_out[0]),
+                  out1 = table(t.s2d_out[1]);
+    const uint8_t *row1 = row0 + row_step;
+    for (int64_t w = 0; w < width; w += 16) {
+        const int64_t n = std::min<int64_t>(16, width - w), in_bytes = 8 * n;
+        const __m512i r0a = load(row0 + 8 * w, in_bytes), r0b = load(row0 + 8 * w + 64, in_bytes - 64);
+        const __m512i r1a = load(row1 + 8 * w, in_bytes), r1b = load(row1 + 8 * w + 64, in_bytes - 64);
+        const __m512i t01 = perm(r0a, lanes01, r0b), t23 = perm(r0a, lanes23, r0b);
+        const __m512i u01 = perm(r1a, lanes01, r1b), u23 = perm(r1a, lanes23, r1b);
+        uint8_t *o = out + 4 * w;
+        store(o, perm(t01, out0, u01), 4 * n, stream);
+        store(o + plane_step, perm(t01, out1, u01), 4 * n, stream);
+        store(o + 2 * plane_step, perm(t23, out0, u23), 4 * n, stream);
+        store(o + 3 * plane_step, perm(t23, out1, u23), 4 * n, stream);
+    }
+}
+
+// Four lane planes (in + l * plane_step) into two output rows (row1 = row0 + row_step).
+void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width,
+                         bool stream) {
+    static const Tables t;
+    const __m512i rows0 = table(t.d2s_rows[0]), rows1 = table(t.d2s_rows[1]), out0 = table(t.d2s_out[0]),
+                  out1 = table(t.d2s_out[1]);
+    uint8_t *row1 = row0 + row_step;
+    for (int64_t w = 0; w < width; w += 16) {
+        const int64_t n = std::min<int64_t>(16, width - w), out_bytes = 8 * n;
+        const uint8_t *p = in + 4 * w;
+        const __m512i p0 = load(p, 4 * n), p1 = load(p + plane_step, 4 * n), p2 = load(p + 2 * plane_step, 4 * n),
+                      p3 = load(p + 3 * plane_step, 4 * n);
+        const __m512i t01 = perm(p0, rows0, p1), t23 = perm(p2, rows0, p3);
+        const __m512i u01 = perm(p0, rows1, p1), u23 = perm(p2, rows1, p3);
+        store(row0 + 8 * w, perm(t01, out0, t23), out_bytes, stream);
+        store(row0 + 8 * w + 64, perm(t01, out1, t23), out_bytes - 64, stream);
+        store(row1 + 8 * w, perm(u01, out0, u23), out_bytes, stream);
+        store(row1 + 8 * w + 64, perm(u01, out1, u23), out_bytes - 64, stream);
+    }
+}
+
+void run(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin, int64_t end, bool stream) {
+    for_each_outer(s, outer_of(s, pattern.slot), begin, end, [&](int64_t in_off, int64_t out_off) {
+        if (pattern.kind == RegroupKind::SpaceToDepth) {
+            space_to_depth_rows(in + in_off, s.in_stride[1], out + out_off, s.out_stride[pattern.slot], s.extent[2],
+                                stream);
+        } else {
+            depth_to_space_rows(in + in_off, s.in_stride[0], out + out_off, s.out_stride[pattern.slot], s.extent[2],
+                                stream);
+        }
+    });
+    if (stream) _mm_sfence();  // each worker fences its own non-temporal stores
+}
+
+}  // namespace vbmi_loop
+SPACEDEPTH_TARGET_END
+
+#endif
+
+}  // namespace
+
+namespace {
+Slots slots_of(const DimList &dims) {
+    Slots s{};
+    for (int d = 0; d < kKernelRank; d++) {
+        const bool present = d < static_cast<int>(dims.size());
+        s.extent[d] = present ? dims[d].extent : 1;
+        s.in_stride[d] = present ? dims[d].in_stride : 0;
+        s.out_stride[d] = present ? dims[d].out_stride : 0;
+    }
+    return s;
+}
+}  // namespace
+
+RegroupKind regroup_kind(const DimList &slots) {
+    const Slots s = slots_of(slots);
+    return find_pattern(s.extent, s.in_stride, s.out_stride).kind;
+}
+
+bool regroup_writes_whole_lines(const DimList &slots) {
+    constexpr int64_t kLineBytes = 64;
+    const Slots s = slots_of(slots);
+    const Pattern pattern = find_pattern(s.extent, s.in_stride, s.out_stride);
+    if (pattern.kind == RegroupKind::None) return false;
+    const int64_t row_bytes = (pattern.kind == RegroupKind::SpaceToDepth ? 4 : 8) * s.extent[2];
+    bool whole = row_bytes % kLineBytes == 0;
+    for (int d = 3; d < kKernelRank; d++) whole &= s.extent[d] == 1 || s.out_stride[d] % kLineBytes == 0;
+    return whole;
+}
+
+int run_vect_c_regroup(RegroupIsa isa, bool stream, void const *user_context, const halide_buffer_t *in, bool parallel,
+                       const halide_buffer_t *out) {
+    Slots s;
+    if (!slots_of(in, out, &s)) return 0;
+    const Pattern pattern = find_pattern(s.extent, s.in_stride, s.out_stride);
+    const uint8_t *src = in->host;
+    uint8_t *dst = out->host;
+#if defined(__x86_64__)
+    if (isa == RegroupIsa::Vbmi && pattern.kind != RegroupKind::None) {
+        return for_outer_ranges(
+            user_context, parallel, outer_of(s, pattern.slot).total,
+            [&](int64_t begin, int64_t end) { vbmi_loop::run(pattern, src, dst, s, begin, end, stream); });
+    }
+#else
+    (void)isa, (void)stream, (void)pattern;  // no vector loop here
+#endif
+    return for_outer_ranges(user_context, parallel, OuterSlots(s, {1, 2, 3, 4, 5}).total,
+                            [&](int64_t begin, int64_t end) { copy_slots(src, dst, s, begin, end); });
+}
+
+extern "C" int spacedepth_vect_c_regroup_u8(void const *user_context, halide_buffer_t *in, bool parallel,
+                                            halide_buffer_t *out) {
+    return run_vect_c_regroup(best_regroup_isa(), false, user_context, in, parallel, out);
+}
+
+extern "C" int spacedepth_vect_c_regroup_u8_stream(void const *user_context, halide_buffer_t *in, bool parallel,
+                                                   halide_buffer_t *out) {
+    return run_vect_c_regroup(best_regroup_isa(), true, user_context, in, parallel, out);
+}
+
+}  // namespace spacedepth::detail

@@ -236,14 +236,16 @@ void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoic
         plan->family = KernelFamily::Tile;
     }
     // The NCHW_VECT_C CRD 2 x 2 regroup (runtime/vect_c_regroup.h) in place of the general
-    // family's byte gathers, where it has its VBMI loop. i8 C16 b2 (the matrix's), 2-core AMD
+    // family's byte gathers, where it has a vector loop. i8 C16 b2 (the matrix's), 2-core AMD
     // EPYC Zen 4, 1 thread, x memcpy, the general family's against the regroup's (scratch
-    // harness, two runs): S2D 16 KiB 0.13-0.18 -> 0.26-0.33, 128 KiB 0.17 -> 0.64, 2 MiB 0.26 ->
-    // 0.75, 64 MiB 0.37 -> 1.04 (its twin 1.15-1.24); D2S 128 KiB 0.31 -> 0.71, 2 MiB 0.52 ->
-    // 0.83, 64 MiB 0.92 -> 1.01-1.06 (its twin 1.67-1.79).
+    // harness, two runs). AVX-512 VBMI: S2D 16 KiB 0.13-0.18 -> 0.26-0.33, 128 KiB 0.17 -> 0.64,
+    // 2 MiB 0.26 -> 0.75, 64 MiB 0.37 -> 1.04 (its twin 1.15-1.24); D2S 128 KiB 0.31 -> 0.71,
+    // 2 MiB 0.52 -> 0.83, 64 MiB 0.92 -> 1.01-1.06 (its twin 1.67-1.79). AVX2 (SPACEDEPTH_MAX_ISA):
+    // S2D 128 KiB 0.13 -> 0.61-0.64, 2 MiB 0.19 -> 0.70; D2S 0.16 -> 0.63, 0.26 -> 0.76; 64 MiB
+    // 0.32-0.73 -> 1.06-1.10 (twins 1.22-1.88).
     const bool regroupable =
         plan->width == kRegroupKernel.width && regroup_kind(plan->kernel_dims) != RegroupKind::None;
-    if (plan->family == KernelFamily::General && regroupable && best_regroup_isa() == RegroupIsa::Vbmi) {
+    if (plan->family == KernelFamily::General && regroupable && best_regroup_isa() != RegroupIsa::Scalar) {
         plan->family = KernelFamily::Regroup;
     }
     const bool transposable = d0.out_stride == 1 && d1.in_stride == 1;

@@ -18,12 +18,16 @@
 
 namespace spacedepth::detail {
 
-const char *regroup_isa_name(RegroupIsa isa) { return isa == RegroupIsa::Vbmi ? "AVX-512 VBMI" : "scalar"; }
+const char *regroup_isa_name(RegroupIsa isa) {
+    return isa == RegroupIsa::Vbmi ? "AVX-512 VBMI" : isa == RegroupIsa::Avx2 ? "AVX2" : "scalar";
+}
 
 RegroupIsa best_regroup_isa() {
 #if defined(__x86_64__)
     // avx512_cannonlake is AVX-512 BW (the masked byte loads and stores) with VBMI (VPERMT2B).
-    static const RegroupIsa isa = cpu_has_feature("avx512_cannonlake") ? RegroupIsa::Vbmi : RegroupIsa::Scalar;
+    static const RegroupIsa isa = cpu_has_feature("avx512_cannonlake") ? RegroupIsa::Vbmi
+                                  : cpu_has_feature("avx2")            ? RegroupIsa::Avx2
+                                                                       : RegroupIsa::Scalar;
     return isa;
 #else
     return RegroupIsa::Scalar;
@@ -67,7 +71,111 @@ Pattern find_pattern(const int64_t *e, const int64_t *is, const int64_t *os) {
     return OuterSlots(s, {rest[0], rest[1]});
 }
 
+// One output pixel of every lane, for the vector loops' tails: SpaceToDepth from two input rows
+// into four lane planes, DepthToSpace back.
+inline void space_to_depth_pixel(const uint8_t *row0, int64_t row_step, uint8_t *out, int64_t plane_step, int64_t w) {
+    for (int l = 0; l < 4; l++) {
+        for (int q = 0; q < 4; q++)
+            out[l * plane_step + 4 * w + q] = row0[(q / 2) * row_step + 8 * w + 4 * (q % 2) + l];
+    }
+}
+inline void depth_to_space_pixel(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t w) {
+    for (int l = 0; l < 4; l++) {
+        for (int q = 0; q < 4; q++) row0[(q / 2) * row_step + 8 * w + 4 * (q % 2) + l] = in[l * plane_step + 4 * w + q];
+    }
+}
+
+// The outer iterations [begin, end) of a pattern's view, each a pair of rows of one channel group
+// through an instruction set's row functions; streaming stores fenced before it returns.
+template <class SpaceToDepthRows, class DepthToSpaceRows>
+void run_rows(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin, int64_t end, bool stream,
+              SpaceToDepthRows space_to_depth_rows, DepthToSpaceRows depth_to_space_rows) {
+    for_each_outer(s, outer_of(s, pattern.slot), begin, end, [&](int64_t in_off, int64_t out_off) {
+        if (pattern.kind == RegroupKind::SpaceToDepth) {
+            space_to_depth_rows(in + in_off, s.in_stride[1], out + out_off, s.out_stride[pattern.slot], s.extent[2],
+                                stream);
+        } else {
+            depth_to_space_rows(in + in_off, s.in_stride[0], out + out_off, s.out_stride[pattern.slot], s.extent[2],
+                                stream);
+        }
+    });
 #if defined(__x86_64__)
+    if (stream) _mm_sfence();  // each worker fences its own non-temporal stores
+#endif
+}
+
+#if defined(__x86_64__)
+
+SPACEDEPTH_TARGET_BEGIN("avx2")
+namespace avx2_loop {
+
+// Within each 128-bit lane, 4 pixels of 4 lanes become 4 lanes of 4 pixels (and back: it is its
+// own inverse).
+inline __m256i transpose_4x4(__m256i v) {
+    const __m256i t = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13,
+                                       2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm256_shuffle_epi8(v, t);
+}
+inline __m256i load(const uint8_t *p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)); }
+inline void store(uint8_t *p, __m256i v, bool stream) {
+    if (stream && reinterpret_cast<uintptr_t>(p) % 32 == 0) {
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(p), v);
+    } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v);
+    }
+}
+
+// 8 output pixels of every lane a step: each row's 16 pixels as lanes within 128-bit halves
+// (PSHUFB), the two rows' 2-byte pairs side by side (PUNPCKLWD/HWD), then the halves in order
+// (VPERMQ, VPERM2I128): 16 shuffles per 128 bytes.
+void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, int64_t plane_step, int64_t width,
+                         bool stream) {
+    const uint8_t *row1 = row0 + row_step;
+    // Steps of 8; a tail of a row at least 8 long as a last step that overlaps the one before
+    // (it stores the same values again), a shorter row a pixel at a time.
+    for (int64_t step = 0; step < width && width >= 8; step += 8) {
+        const int64_t w = std::min(step, width - 8);
+        const __m256i r0a = transpose_4x4(load(row0 + 8 * w)), r0b = transpose_4x4(load(row0 + 8 * w + 32));
+        const __m256i r1a = transpose_4x4(load(row1 + 8 * w)), r1b = transpose_4x4(load(row1 + 8 * w + 32));
+        const __m256i a01 = _mm256_permute4x64_epi64(_mm256_unpacklo_epi16(r0a, r1a), 0xD8);  // lanes 0, 1 of w 0-3
+        const __m256i b01 = _mm256_permute4x64_epi64(_mm256_unpacklo_epi16(r0b, r1b), 0xD8);  // ... of w 4-7
+        const __m256i a23 = _mm256_permute4x64_epi64(_mm256_unpackhi_epi16(r0a, r1a), 0xD8);
+        const __m256i b23 = _mm256_permute4x64_epi64(_mm256_unpackhi_epi16(r0b, r1b), 0xD8);
+        uint8_t *o = out + 4 * w;
+        store(o, _mm256_permute2x128_si256(a01, b01, 0x20), stream);
+        store(o + plane_step, _mm256_permute2x128_si256(a01, b01, 0x31), stream);
+        store(o + 2 * plane_step, _mm256_permute2x128_si256(a23, b23, 0x20), stream);
+        store(o + 3 * plane_step, _mm256_permute2x128_si256(a23, b23, 0x31), stream);
+    }
+    for (int64_t w = 0; w < width && width < 8; w++) space_to_depth_pixel(row0, row_step, out, plane_step, w);
+}
+
+// The inverse, step by step backwards.
+void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width,
+                         bool stream) {
+    const __m256i rows_apart = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
+                                                12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    uint8_t *row1 = row0 + row_step;
+    for (int64_t step = 0; step < width && width >= 8; step += 8) {
+        const int64_t w = std::min(step, width - 8);
+        const uint8_t *p = in + 4 * w;
+        const __m256i p0 = load(p), p1 = load(p + plane_step), p2 = load(p + 2 * plane_step),
+                      p3 = load(p + 3 * plane_step);
+        for (int half = 0; half < 2; half++) {  // w 0-3, then 4-7
+            const int select = half == 0 ? 0x20 : 0x31;
+            const __m256i a01 = _mm256_shuffle_epi8(
+                _mm256_permute4x64_epi64(_mm256_permute2x128_si256(p0, p1, select), 0xD8), rows_apart);
+            const __m256i a23 = _mm256_shuffle_epi8(
+                _mm256_permute4x64_epi64(_mm256_permute2x128_si256(p2, p3, select), 0xD8), rows_apart);
+            store(row0 + 8 * w + 32 * half, transpose_4x4(_mm256_unpacklo_epi64(a01, a23)), stream);
+            store(row1 + 8 * w + 32 * half, transpose_4x4(_mm256_unpackhi_epi64(a01, a23)), stream);
+        }
+    }
+    for (int64_t w = 0; w < width && width < 8; w++) depth_to_space_pixel(in, plane_step, row0, row_step, w);
+}
+
+}  // namespace avx2_loop
+SPACEDEPTH_TARGET_END
 
 SPACEDEPTH_TARGET_BEGIN("avx512f,avx512bw,avx512vbmi")
 namespace vbmi_loop {
@@ -151,19 +259,6 @@ void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, i
     }
 }
 
-void run(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin, int64_t end, bool stream) {
-    for_each_outer(s, outer_of(s, pattern.slot), begin, end, [&](int64_t in_off, int64_t out_off) {
-        if (pattern.kind == RegroupKind::SpaceToDepth) {
-            space_to_depth_rows(in + in_off, s.in_stride[1], out + out_off, s.out_stride[pattern.slot], s.extent[2],
-                                stream);
-        } else {
-            depth_to_space_rows(in + in_off, s.in_stride[0], out + out_off, s.out_stride[pattern.slot], s.extent[2],
-                                stream);
-        }
-    });
-    if (stream) _mm_sfence();  // each worker fences its own non-temporal stores
-}
-
 }  // namespace vbmi_loop
 SPACEDEPTH_TARGET_END
 
@@ -208,10 +303,17 @@ int run_vect_c_regroup(RegroupIsa isa, bool stream, void const *user_context, co
     const uint8_t *src = in->host;
     uint8_t *dst = out->host;
 #if defined(__x86_64__)
-    if (isa == RegroupIsa::Vbmi && pattern.kind != RegroupKind::None) {
-        return for_outer_ranges(
-            user_context, parallel, outer_of(s, pattern.slot).total,
-            [&](int64_t begin, int64_t end) { vbmi_loop::run(pattern, src, dst, s, begin, end, stream); });
+    if (isa != RegroupIsa::Scalar && pattern.kind != RegroupKind::None) {
+        return for_outer_ranges(user_context, parallel, outer_of(s, pattern.slot).total,
+                                [&](int64_t begin, int64_t end) {
+                                    if (isa == RegroupIsa::Vbmi) {
+                                        run_rows(pattern, src, dst, s, begin, end, stream,
+                                                 vbmi_loop::space_to_depth_rows, vbmi_loop::depth_to_space_rows);
+                                    } else {
+                                        run_rows(pattern, src, dst, s, begin, end, stream,
+                                                 avx2_loop::space_to_depth_rows, avx2_loop::depth_to_space_rows);
+                                    }
+                                });
     }
 #else
     (void)isa, (void)stream, (void)pattern;  // no vector loop here

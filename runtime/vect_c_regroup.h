@@ -4,8 +4,10 @@
 // a 4 x 4 byte transpose per pixel, which the general family gathers a byte at a time. Called as
 // a kernel (KernelFn) on the slots the planner gives these views (regroup_kind below); with
 // AVX-512 VBMI each 16 output pixels of a lane are two rounds of VPERMT2B over 64-byte loads of
-// two rows (SpaceToDepth) or four planes (DepthToSpace), tails by masked loads and stores. Other
-// views, and CPUs without VBMI, run a plain strided copy.
+// two rows (SpaceToDepth) or four planes (DepthToSpace), tails by masked loads and stores; with
+// AVX2 8 pixels a step in PSHUFB, unpacks and lane permutes, a last step overlapping the one
+// before for a tail (rows under 8 pixels a pixel at a time). Other
+// views, and CPUs without AVX2, run a plain strided copy.
 #pragma once
 
 #include "runtime/view.h"
@@ -16,7 +18,7 @@ struct halide_buffer_t;
 
 namespace spacedepth::detail {
 
-enum class RegroupIsa { Scalar, Vbmi };
+enum class RegroupIsa { Scalar, Avx2, Vbmi };
 const char *regroup_isa_name(RegroupIsa isa);
 RegroupIsa best_regroup_isa();
 

@@ -288,7 +288,9 @@ int regroup_on_path(void const *user_context, halide_buffer_t *in, bool parallel
 TEST(RegroupKernel, EveryPathCopiesItsViewsAtEveryAlignment) {
     using spacedepth::detail::RegroupIsa;
     std::vector<RegroupIsa> paths = {RegroupIsa::Scalar};
-    if (spacedepth::detail::best_regroup_isa() == RegroupIsa::Vbmi) paths.push_back(RegroupIsa::Vbmi);
+    const RegroupIsa best = spacedepth::detail::best_regroup_isa();
+    if (best == RegroupIsa::Avx2 || best == RegroupIsa::Vbmi) paths.push_back(RegroupIsa::Avx2);
+    if (best == RegroupIsa::Vbmi) paths.push_back(RegroupIsa::Vbmi);
     int patterns = 0;
     for (const KernelView &v : views_for(KernelFamily::Regroup)) {
         spacedepth::detail::DimList slots;

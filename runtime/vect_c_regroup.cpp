@@ -45,7 +45,7 @@ struct Pattern {
 
 Pattern find_pattern(const int64_t *e, const int64_t *is, const int64_t *os) {
     for (int d = 0; d < kKernelRank; d++) {
-        if (is[d] < 0 || os[d] <= 0) return {};
+        if (e[d] > 1 && (is[d] < 0 || os[d] <= 0)) return {};  // unit slots pad
     }
     auto slot_with = [&](int64_t extent, int64_t in_stride) {
         for (int d = 3; d < kKernelRank; d++) {

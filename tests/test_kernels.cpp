@@ -60,6 +60,14 @@ void dense(const int64_t *extent, std::initializer_list<int> order, int64_t *str
     }
 }
 
+// The view with `slot` a unit slot as the planner pads them: extent 1, strides 0.
+KernelView with_unit_slot(KernelView v, int slot) {
+    v.name += ", unit slot " + std::to_string(slot);
+    v.extent[slot] = 1;
+    v.in_stride[slot] = v.out_stride[slot] = 0;
+    return v;
+}
+
 KernelView make_view(const std::string &name, std::initializer_list<int64_t> extents,
                      std::initializer_list<int> in_order, std::initializer_list<int> out_order) {
     KernelView v{name, {}, {}, {}};
@@ -129,6 +137,9 @@ std::vector<KernelView> views_for(KernelFamily family) {
             make_view("D2S rows of 21, block rows in slot 4", {4, 2, 21, 3, 2, 1}, {1, 4, 2, 3, 0, 5},
                       {0, 1, 2, 4, 3, 5}),
         };
+        // One channel group: the planner pads the slot (as for C = 4).
+        views.push_back(with_unit_slot(views[0], 5));
+        views.push_back(with_unit_slot(views[4], 5));
         for (const KernelView &v : views_for(KernelFamily::General)) views.push_back(v);
         return views;
     }
@@ -297,7 +308,7 @@ TEST(RegroupKernel, EveryPathCopiesItsViewsAtEveryAlignment) {
         for (int d = 0; d < kKernelRank; d++) slots.push_back({v.extent[d], v.in_stride[d], v.out_stride[d]});
         patterns += spacedepth::detail::regroup_kind(slots) != spacedepth::detail::RegroupKind::None;
     }
-    EXPECT_EQ(patterns, 8) << "every S2D and D2S view above is the regroup's pattern";
+    EXPECT_EQ(patterns, 10) << "every S2D and D2S view above is the regroup's pattern";
     for (RegroupIsa isa : paths) {
         check_microkernel_path(regroup_on_path, 1, KernelFamily::Regroup, spacedepth::detail::regroup_isa_name(isa),
                                [&](bool stream) {

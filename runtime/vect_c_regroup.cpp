@@ -150,26 +150,32 @@ void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, in
     for (int64_t w = 0; w < width && width < 8; w++) space_to_depth_pixel(row0, row_step, out, plane_step, w);
 }
 
+// Half of the inverse step: output pixels w 0-3 (Half 0x20: the planes' low 128-bit halves) or
+// 4-7 (0x31) of both rows. The lane selector is an immediate, hence a template.
+template <int Half>
+inline void depth_to_space_half(__m256i p0, __m256i p1, __m256i p2, __m256i p3, uint8_t *row0, uint8_t *row1,
+                                bool stream) {
+    const __m256i rows_apart = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
+                                                12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    const __m256i a01 =
+        _mm256_shuffle_epi8(_mm256_permute4x64_epi64(_mm256_permute2x128_si256(p0, p1, Half), 0xD8), rows_apart);
+    const __m256i a23 =
+        _mm256_shuffle_epi8(_mm256_permute4x64_epi64(_mm256_permute2x128_si256(p2, p3, Half), 0xD8), rows_apart);
+    store(row0, transpose_4x4(_mm256_unpacklo_epi64(a01, a23)), stream);
+    store(row1, transpose_4x4(_mm256_unpackhi_epi64(a01, a23)), stream);
+}
+
 // The inverse, step by step backwards.
 void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width,
                          bool stream) {
-    const __m256i rows_apart = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
-                                                12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
     uint8_t *row1 = row0 + row_step;
     for (int64_t step = 0; step < width && width >= 8; step += 8) {
         const int64_t w = std::min(step, width - 8);
         const uint8_t *p = in + 4 * w;
         const __m256i p0 = load(p), p1 = load(p + plane_step), p2 = load(p + 2 * plane_step),
                       p3 = load(p + 3 * plane_step);
-        for (int half = 0; half < 2; half++) {  // w 0-3, then 4-7
-            const int select = half == 0 ? 0x20 : 0x31;
-            const __m256i a01 = _mm256_shuffle_epi8(
-                _mm256_permute4x64_epi64(_mm256_permute2x128_si256(p0, p1, select), 0xD8), rows_apart);
-            const __m256i a23 = _mm256_shuffle_epi8(
-                _mm256_permute4x64_epi64(_mm256_permute2x128_si256(p2, p3, select), 0xD8), rows_apart);
-            store(row0 + 8 * w + 32 * half, transpose_4x4(_mm256_unpacklo_epi64(a01, a23)), stream);
-            store(row1 + 8 * w + 32 * half, transpose_4x4(_mm256_unpackhi_epi64(a01, a23)), stream);
-        }
+        depth_to_space_half<0x20>(p0, p1, p2, p3, row0 + 8 * w, row1 + 8 * w, stream);
+        depth_to_space_half<0x31>(p0, p1, p2, p3, row0 + 8 * w + 32, row1 + 8 * w + 32, stream);
     }
     for (int64_t w = 0; w < width && width < 8; w++) depth_to_space_pixel(in, plane_step, row0, row_step, w);
 }

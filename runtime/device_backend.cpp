@@ -45,15 +45,10 @@ std::vector<const RegisteredKernel *> linked_kernels() {
 }
 
 const RegisteredKernel *find_kernel(Device device, KernelFamily family, int width) {
-    if (family == KernelFamily::Tile) {
-        return device == Device::Host && width == kTileKernel.width ? &kTileKernel : nullptr;
-    }
-    if (family == KernelFamily::Regroup) {
-        return device == Device::Host && width == kRegroupKernel.width ? &kRegroupKernel : nullptr;
-    }
-    if (family == KernelFamily::Shuffle) {
-        const int w = kernel_width_index(width);
-        return device == Device::Host && w >= 0 ? &kShuffleKernels[w] : nullptr;
+    if (device == Device::Host) {
+        for (const RegisteredKernel *k : kMicrokernels) {
+            if (k->family == family && k->width == width) return k;
+        }
     }
     const RegisteredKernel *begin = kRegisteredKernels;
     size_t count = std::size(kRegisteredKernels);

@@ -140,6 +140,12 @@ inline constexpr RegisteredKernel kRegroupKernel = {Device::Host,         Kernel
                                                     "vect_c_regroup_u8",  spacedepth_vect_c_regroup_u8, nullptr,
                                                     &kRegroupStreamKernel};
 
+// The runtime's microkernels (the contract's "microkernel" families), which find_kernel() looks
+// up beside the generated kernels.
+inline constexpr const RegisteredKernel *kMicrokernels[] = {
+    &kShuffleKernels[0], &kShuffleKernels[1], &kShuffleKernels[2], &kShuffleKernels[3], &kTileKernel, &kRegroupKernel,
+};
+
 // The registered kernel for (device, family, width), or nullptr: the CPU kernels above, a GPU
 // device's from its component where this program links it (device_backend.cpp).
 const RegisteredKernel *find_kernel(Device device, KernelFamily family, int width);

@@ -3,6 +3,7 @@
 // CPU probe under SPACEDEPTH_MAX_ISA, as the Halide wrappers' paths are.
 #include "runtime/block_shuffle.h"
 #include "runtime/isa.h"
+#include "runtime/microkernel_slots.h"
 #include "runtime/simd_target.h"
 
 #include <algorithm>
@@ -247,8 +248,14 @@ void with_chunk_count(int chunks, F &&f) {
     }
 }
 
+// The streaming walk moves whole cache lines: stream_line(dst, src) stores one 64-byte line, both
+// addresses on a line, with the set's non-temporal stores; stream_fence() orders them.
+constexpr int64_t kLineBytes = 64;
+
 namespace scalar_loop {
 inline void vector_run(const ShuffleVector &, const uint8_t *, uint8_t *, int64_t, int64_t, int64_t) {}
+inline void stream_line(uint8_t *dst, const uint8_t *src) { std::memcpy(dst, src, kLineBytes); }
+inline void stream_fence() {}
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace scalar_loop
 
@@ -308,6 +315,13 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
                        int64_t out_step) {
     with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
 }
+inline void stream_line(uint8_t *dst, const uint8_t *src) {
+    for (int i = 0; i < kLineBytes; i += 16) {
+        _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i),
+                         _mm_load_si128(reinterpret_cast<const __m128i *>(src + i)));
+    }
+}
+inline void stream_fence() { _mm_sfence(); }
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace ssse3_loop
 SPACEDEPTH_TARGET_END
@@ -375,6 +389,13 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     }
     with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
 }
+inline void stream_line(uint8_t *dst, const uint8_t *src) {
+    for (int i = 0; i < kLineBytes; i += 32) {
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i),
+                            _mm256_load_si256(reinterpret_cast<const __m256i *>(src + i)));
+    }
+}
+inline void stream_fence() { _mm_sfence(); }
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace avx2_loop
 SPACEDEPTH_TARGET_END
@@ -417,6 +438,10 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
         }
     }
 }
+inline void stream_line(uint8_t *dst, const uint8_t *src) {
+    _mm512_stream_si512(reinterpret_cast<__m512i *>(dst), _mm512_load_si512(src));
+}
+inline void stream_fence() { _mm_sfence(); }
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace vbmi_loop
 SPACEDEPTH_TARGET_END
@@ -457,22 +482,39 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
                        int64_t out_step) {
     with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
 }
+// STNP: a pair of 16-byte registers per instruction.
+inline void stream_line(uint8_t *dst, const uint8_t *src) {
+    for (int i = 0; i < kLineBytes; i += 32) {
+        const uint8x16_t lo = vld1q_u8(src + i), hi = vld1q_u8(src + i + 16);
+        __asm__ volatile("stnp %q0, %q1, [%2]" : : "w"(lo), "w"(hi), "r"(dst + i) : "memory");
+    }
+}
+inline void stream_fence() { __asm__ volatile("dmb ishst" : : : "memory"); }
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace neon_loop
 
 #endif
 
-void run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end) {
-    switch (program.isa) {
+bool shuffle_streams(const ShuffleProgram &p) {
+    return p.isa != ShuffleIsa::Scalar && p.window_out_step == p.window_bytes;
+}
+
+int run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end, bool stream,
+                bool parallel, void *user_context) {
+    stream = stream && shuffle_streams(program);
+    const int64_t rows = shuffle_rows_per_fragment(program) * std::max<int64_t>(1, program.fragments.size());
+    return for_outer_ranges(user_context, parallel, rows, [&](int64_t begin, int64_t end) {
+        switch (program.isa) {
 #if defined(__x86_64__)
-    case ShuffleIsa::Vbmi: vbmi_loop::walk_rows(program, in, out, in_end); return;
-    case ShuffleIsa::Avx2: avx2_loop::walk_rows(program, in, out, in_end); return;
-    case ShuffleIsa::Ssse3: ssse3_loop::walk_rows(program, in, out, in_end); return;
+        case ShuffleIsa::Vbmi: vbmi_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
+        case ShuffleIsa::Avx2: avx2_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
+        case ShuffleIsa::Ssse3: ssse3_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
 #elif defined(__aarch64__)
-    case ShuffleIsa::Neon: neon_loop::walk_rows(program, in, out, in_end); return;
+        case ShuffleIsa::Neon: neon_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
 #endif
-    default: scalar_loop::walk_rows(program, in, out, in_end); return;
-    }
+        default: scalar_loop::run_rows(program, in, out, in_end, begin, end, false); return;
+        }
+    });
 }
 
 }  // namespace spacedepth::detail

@@ -74,8 +74,24 @@ struct ShuffleProgram {
 std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &byte_dims, const Fragments &fragments,
                                                            ShuffleIsa isa);
 
+// The rows a fragment has: the outer loops' iterations.
+inline int64_t shuffle_rows_per_fragment(const ShuffleProgram &p) {
+    int64_t rows = 1;
+    for (const ShuffleProgram::Loop &l : p.outer) rows *= l.extent;
+    return rows;
+}
+
+// Whether the program can stream its output: a vector loop, and rows whose windows follow each
+// other in the output (window_out_step == window_bytes), so that each piece of windows the walk
+// writes is whole output bytes. Other programs run with plain stores whatever the plan says.
+bool shuffle_streams(const ShuffleProgram &p);
+
 // Runs the program from the bases (the origin of each tensor); in_end is one past the input's
-// highest byte, which no load may pass.
-void run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end);
+// highest byte, which no load may pass. `stream`: whole output lines go out with non-temporal
+// stores through an L1 buffer, fenced before the call (each task) returns, where
+// shuffle_streams(); `parallel`: the rows split into tasks on Halide's thread pool. Halide's
+// return code (non-zero only where the pool fails a task).
+int run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end,
+                bool stream = false, bool parallel = false, void *user_context = nullptr);
 
 }  // namespace spacedepth::detail

@@ -119,8 +119,7 @@ std::vector<Candidate> candidates(const PlannedCall &planned, const View &view) 
             // 2 MiB on 2 threads, serial plans timed 1.2-2x faster than the rules' parallel ones at
             // create ran 1.14-1.55x slower afterwards (bench/RESULTS.md, 5 of 15 changed rows), and
             // at 32 KiB parallel ones chosen over serial 1.08-1.27x slower.
-            // The shuffle family runs serially whatever the choice says: a parallel rules' plan
-            // still gets it as a candidate.
+            // The shuffle family takes the choice's threads too (its rows split into tasks).
             if (parallel != rules.parallel || (parallel && family == KernelFamily::Small)) continue;
             for (bool avx2 : {false, true}) {
                 if (avx2 && !avx2_path_beside_best()) continue;

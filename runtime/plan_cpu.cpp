@@ -454,11 +454,12 @@ std::shared_ptr<const ShuffleProgram> plan_shuffle(const Problem &problem, const
 
 namespace {
 
-// Where the rules take the shuffle family over the ladder's plan (serial plain-store plans; the
-// kernel slots as arranged for the ladder):
-//   tiny: a tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
-//   the views below, in cache (under stream_min_bytes), where the shuffle's program costs at
-//   most max_shuffle_cost() a byte:
+// Where the rules take the shuffle family over the ladder's plan (the kernel slots as arranged
+// for the ladder):
+//   tiny: a serial tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
+//   the views below, where the shuffle's program costs at most max_shuffle_cost() a byte: in
+//   cache (under stream_min_bytes) serial ones, beyond it parallel ones from
+//   stream_parallel_min_bytes, streaming where its rows are dense (shuffle_streams):
 //     planes interleaved: a block digit gathered from planes whose rows (slot 1, contiguous in
 //     the input) are narrower than the ladder's narrowest block vector, so its scalar row would
 //     run: NCHW DepthToSpace of 2x2-4x4 planes;
@@ -475,20 +476,27 @@ namespace {
 // at 4 KiB, 4 of 5 at 16 KiB, all at 128 KiB and 2 MiB (1.2-4.2x). The cost bound left out the
 // rows that ran slower (NCHW_VECT_C CRD i8 C16 from 16 KiB, 0.44-0.91x); the ladder's runs (NHWC
 // DCR, 0.5-1.0x), wide gathers (NHWC CRD C16-C64, 0.1-0.7x) and longer rows stay with it.
-enum class ShuffleRule { None, Tiny, IfCheap };
+enum class ShuffleRule { None, Tiny, IfCheap, Streaming };
 ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
     // Only over the Halide ladder's plans: the transposes' and the other microkernels' stay (the
     // AVX2 path's D2S NCHW_VECT_C CRD i8 C16 ran 0.12 of memcpy at 128 KiB on the shuffle, 0.63 on
     // the regroup).
     const bool ladder_plan = plan.family == KernelFamily::General || plan.family == KernelFamily::Small;
-    if (plan.parallel || plan.stream || !ladder_plan) return ShuffleRule::None;
+    if (!ladder_plan) return ShuffleRule::None;
     const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
     const int64_t w = plan.width, d0_bytes = d0.extent * w, step0 = magnitude(d0.in_stride);
-    if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16) return ShuffleRule::Tiny;
-    // Past the last-level cache (stream_min_bytes) the ladder's plans keep their loop orders and
-    // stores: the shuffle, walking the output with plain stores, ran S2D NHWC CRD u8 and f32 C3
-    // at 64 MiB at 0.43 and 0.49 of memcpy against the ladder's 0.73 and 1.0 (make bench).
-    if (p.bytes >= points.stream_min_bytes) return ShuffleRule::None;
+    if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16 && !plan.parallel) return ShuffleRule::Tiny;
+    // Past the last-level cache, where the ladder's plan is parallel and streams, the shuffle
+    // takes it with streaming stores, in tasks. On 2 threads at 64 MiB it beat the ladder in two
+    // runs of a scratch harness (of the streaming copy's rate; NHWC CRD: D2S u8 C3 0.60-0.63 ->
+    // 0.79-0.82, S2D u8 C3 0.63-0.64 -> 0.73-0.76, u8 C6 0.54-0.56 -> 0.78-0.79, f32 C3 0.65-0.73
+    // -> 0.80-0.86; D2S f32 C3 0.83-0.86 -> 0.73-0.88). On 1 thread it did not, run to run
+    // (D2S u8 C3 0.47-0.50 -> 0.45-0.59, S2D u8 C3 0.48-0.52 -> 0.39-0.52, f32 C3 behind the
+    // ladder's u32 twin), and with plain stores it lost (S2D NHWC CRD u8 and f32 C3 at 64 MiB:
+    // 0.43 and 0.49 of memcpy, the ladder 0.73 and 1.0). AMD EPYC VM, best of 2 x 3 calls.
+    const bool beyond_cache = p.bytes >= points.stream_min_bytes;
+    if (beyond_cache && !(plan.parallel && p.bytes >= points.stream_parallel_min_bytes)) return ShuffleRule::None;
+    if (!beyond_cache && plan.parallel) return ShuffleRule::None;
     // Planes: slot 0 steps over whole rows of slot 1. Deinterleaves: by 2 to 8, the ladder's
     // deinterleave rows (its CRD transposes, stepping 9-16, stay with it).
     const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&
@@ -497,7 +505,8 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const bool short_deinterleave =
         step0 > 1 && step0 <= 8 && d1.in_stride != 1 && d0_bytes <= ladder::x86_narrowest_row_bytes(plan.width);
     const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
-    return planes_interleaved || short_deinterleave || pixel_transpose ? ShuffleRule::IfCheap : ShuffleRule::None;
+    if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
+    return beyond_cache ? ShuffleRule::Streaming : ShuffleRule::IfCheap;
 }
 
 // The most a program may cost a byte (ShuffleProgram::cost_per_byte) for the rules' costed
@@ -507,8 +516,8 @@ double max_shuffle_cost(ShuffleIsa isa) { return isa == ShuffleIsa::Vbmi ? 0.3 :
 
 // The shuffle family, on the view in bytes (make_kernel_plan keeps it from before widening):
 // where a PlanChoice names it, or where shuffle_rule() takes it over the plan the other steps
-// made. It runs serially on bytes (its tables are in bytes, so the element is never widened),
-// with plain stores, and only where the output is dense from its first byte.
+// made. It runs on bytes (its tables are in bytes, so the element is never widened), only where
+// the output is dense from its first byte.
 void choose_shuffle(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, const DimList &byte_dims,
                     KernelPlan *plan) {
     if (choice != nullptr && choice->family != KernelFamily::Shuffle) return;
@@ -522,14 +531,24 @@ void choose_shuffle(const Problem &p, const SwitchPoints &points, const PlanChoi
     }
     std::shared_ptr<const ShuffleProgram> program = make_shuffle_program(byte_dims, fragments, isa);
     if (program == nullptr) return;
-    if (rule == ShuffleRule::IfCheap && program->cost_per_byte > max_shuffle_cost(isa)) return;
+    if (rule != ShuffleRule::Tiny && program->cost_per_byte > max_shuffle_cost(isa)) return;
+    if (rule == ShuffleRule::Streaming && !shuffle_streams(*program)) return;
     plan->family = KernelFamily::Shuffle;
-    plan->shuffle = std::move(program);
     plan->width = 1;
     plan->kernel_dims = byte_dims;
     plan->loop_dims.clear();
     plan->fragments = std::move(fragments);
-    plan->parallel = plan->avx2_path = plan->input_loop_order = plan->stream = false;
+    plan->avx2_path = plan->input_loop_order = false;
+    // A choice's threads and stores as it says (streaming only where the program can); the rules'
+    // streaming plans keep the ladder plan's threads.
+    if (choice != nullptr) {
+        plan->parallel = choice->parallel && p.threads != 1;
+        plan->stream = choice->stream && shuffle_streams(*program);
+    } else {
+        plan->stream = rule == ShuffleRule::Streaming;
+        plan->parallel = plan->parallel && plan->stream;
+    }
+    plan->shuffle = std::move(program);
 }
 
 }  // namespace
@@ -579,7 +598,8 @@ std::string describe_plan(const KernelPlan &plan) {
         if (sp.tail_units > 0) s << " and a tail of " << sp.tail_units << " x " << sp.unit_bytes << " bytes";
         if (!sp.outer.empty()) s << ", " << sp.outer.size() << " outer loop dim(s)";
         if (sp.fragments.size() > 1) s << ", " << sp.fragments.size() << " fragments";
-        s << ", serial";
+        if (plan.stream) s << ", streaming stores";
+        s << (plan.parallel ? ", parallel" : ", serial");
         return s.str();
     }
     static const char *const kDeviceNames[] = {"", "CUDA ", "OpenCL "};

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,6 +34,19 @@ std::vector<ShuffleIsa> paths_this_cpu_runs() {
     return paths;
 }
 
+// A call on dense tensors; logical dims are N, C, H, W whatever the layout.
+struct Call {
+    Params p;
+    DType dtype;
+    Layout layout;
+    Dims in;
+    Dims out_dims() const {
+        return p.op == Op::DepthToSpace
+                   ? Dims{in[0], in[1] / (p.block.h * p.block.w), in[2] * p.block.h, in[3] * p.block.w}
+                   : deep_dims(in, p);
+    }
+};
+
 struct Checked {
     int programs = 0, vector_programs = 0;
 };
@@ -51,15 +66,25 @@ void check_call(const Params &p, const TestTensor &in, const TestTensor &out, Sh
     if (program == nullptr) return;
     checked->programs++;
     checked->vector_programs += !program->vectors.empty();
-    TestTensor got = out;
-    got.rebase();
+    const TestTensor want = expected_output(p, in, out);
     const auto *in_bytes = static_cast<const uint8_t *>(in.tensor.data);
     const uint8_t *in_end = in_bytes + problem.in_low_bytes + problem.in_span_bytes;
-    spacedepth::detail::run_shuffle(*program, in_bytes + in_offset,
-                                    static_cast<uint8_t *>(got.tensor.data) + out_offset, in_end);
-    ASSERT_EQ(compare(got, expected_output(p, in, out)), "")
-        << what << " on the " << spacedepth::detail::shuffle_isa_name(isa) << " path, windows of "
-        << program->window_bytes << " bytes";
+    // Plain and streaming stores (a program that cannot stream keeps plain ones), serial and in
+    // tasks on the thread pool.
+    for (bool stream : {false, true}) {
+        for (bool parallel : {false, true}) {
+            TestTensor got = out;
+            got.rebase();
+            ASSERT_EQ(spacedepth::detail::run_shuffle(*program, in_bytes + in_offset,
+                                                      static_cast<uint8_t *>(got.tensor.data) + out_offset, in_end,
+                                                      stream, parallel),
+                      0);
+            ASSERT_EQ(compare(got, want), "")
+                << what << " on the " << spacedepth::detail::shuffle_isa_name(isa) << " path"
+                << (stream ? ", streaming" : "") << (parallel ? ", parallel" : "") << ", windows of "
+                << program->window_bytes << " bytes";
+        }
+    }
 }
 
 TEST(Shuffle, EveryPathMatchesTheReferenceOnRandomCalls) {
@@ -83,12 +108,6 @@ TEST(Shuffle, EveryPathMatchesTheReferenceOnRandomCalls) {
 // Shapes of the views the rules send it (short output runs, byte permutations, tiny planes),
 // with extents that leave tails, in tensors that end right after their last byte.
 TEST(Shuffle, ShortRunsTinyPlanesAndTails) {
-    struct Call {
-        Params p;
-        DType dtype;
-        Layout layout;
-        Dims in;
-    };
     const Call calls[] = {
         {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NHWC, {1, 12, 7, 13}},
         {{Op::SpaceToDepth, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NHWC, {1, 3, 6, 26}},
@@ -103,12 +122,8 @@ TEST(Shuffle, ShortRunsTinyPlanesAndTails) {
     for (ShuffleIsa isa : paths_this_cpu_runs()) {
         Checked checked;
         for (const Call &c : calls) {
-            // Logical dims are N, C, H, W whatever the layout.
             TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-            const Dims out_dims = c.p.op == Op::DepthToSpace ? Dims{c.in[0], c.in[1] / (c.p.block.h * c.p.block.w),
-                                                                    c.in[2] * c.p.block.h, c.in[3] * c.p.block.w}
-                                                             : deep_dims(c.in, c.p);
-            TestTensor out = make_tensor(c.dtype, c.layout, out_dims);
+            TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
             fill_unique(in, 5);
             check_call(c.p, in, out, isa, spacedepth::describe_call(c.p, in.tensor, out.tensor), &checked);
             if (HasFatalFailure()) return;
@@ -117,11 +132,67 @@ TEST(Shuffle, ShortRunsTinyPlanesAndTails) {
     }
 }
 
-// A plan that chooses the family runs it (serially) and computes what the reference does; a
-// view with no shuffle program (an output that is not dense from its first byte) keeps the
-// rules' family.
+// Outputs of many buffers' worth (the streaming walk drains its L1 buffer mid-run) written
+// through programs that stream, both tensors on a line and 4, 32 and 61 bytes past one: the same
+// bytes as the reference, and nothing written outside the output.
+TEST(Shuffle, StreamingRowsAtEveryAlignment) {
+    const Call calls[] = {
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NHWC, {1, 12, 23, 301}},
+        {{Op::SpaceToDepth, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NHWC, {2, 3, 46, 602}},
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::Float32, Layout::NHWC, {1, 12, 9, 151}},
+        {{Op::SpaceToDepth, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NCHW, {1, 16, 38, 66}},
+    };
+    constexpr int64_t kLine = 64, kGuard = 128;
+    for (ShuffleIsa isa : paths_this_cpu_runs()) {
+        int streamed = 0;
+        for (const Call &c : calls) {
+            TestTensor in = make_tensor(c.dtype, c.layout, c.in), out = make_tensor(c.dtype, c.layout, c.out_dims());
+            fill_unique(in, 9);
+            const TestTensor want = expected_output(c.p, in, out);
+            spacedepth::detail::Problem problem;
+            const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
+            ASSERT_TRUE(spacedepth::detail::validate(as_c(c.p, 4), cin, cout, &problem).ok());
+            spacedepth::detail::View view;
+            ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
+            int64_t in_offset = 0, out_offset = 0;
+            const auto program = spacedepth::detail::plan_shuffle(problem, view, isa, &in_offset, &out_offset);
+            ASSERT_NE(program, nullptr);
+            streamed += spacedepth::detail::shuffle_streams(*program);
+            const std::string what = spacedepth::describe_call(c.p, in.tensor, out.tensor) + " on the " +
+                                     spacedepth::detail::shuffle_isa_name(isa) + " path";
+            const size_t in_bytes = in.storage.size(), out_bytes = out.storage.size();
+            std::vector<uint8_t> in_memory(in_bytes + 2 * kLine), out_memory(out_bytes + 2 * kLine + 2 * kGuard);
+            for (int64_t shift : {0, 4, 32, 61}) {
+                auto *in_at = in_memory.data() + (kLine - reinterpret_cast<uintptr_t>(in_memory.data()) % kLine) +
+                              (shift * 3) % kLine;
+                auto *out_at = out_memory.data() + kGuard +
+                               (kLine - reinterpret_cast<uintptr_t>(out_memory.data() + kGuard) % kLine) + shift;
+                std::memcpy(in_at, in.storage.data(), in_bytes);
+                for (bool parallel : {false, true}) {
+                    std::fill(out_memory.begin(), out_memory.end(), kSentinel);
+                    ASSERT_EQ(spacedepth::detail::run_shuffle(*program, in_at + in_offset, out_at + out_offset,
+                                                              in_at + in_bytes, true, parallel),
+                              0);
+                    EXPECT_EQ(std::memcmp(out_at, want.storage.data(), out_bytes), 0)
+                        << what << ", " << shift << " bytes past a line" << (parallel ? ", parallel" : "");
+                    const auto outside = std::count_if(out_memory.begin(), out_memory.end(), [&](const uint8_t &b) {
+                        return (&b < out_at || &b >= out_at + out_bytes) && b != kSentinel;
+                    });
+                    EXPECT_EQ(outside, 0) << what << ": bytes written outside the output";
+                }
+            }
+        }
+        if (isa != ShuffleIsa::Scalar) {
+            EXPECT_EQ(streamed, static_cast<int>(std::size(calls)));
+        }
+    }
+}
+
+// A plan that chooses the family runs it (with the choice's threads and, where its program can,
+// streaming stores) and computes what the reference does; a view with no shuffle program (an
+// output that is not dense from its first byte) keeps the rules' family.
 TEST(Shuffle, AChosenShufflePlanRunsTheFamily) {
-    const spacedepth::detail::PlanChoice choice{spacedepth::KernelFamily::Shuffle, true, false, false, false};
+    const spacedepth::detail::PlanChoice choice{spacedepth::KernelFamily::Shuffle, true, false, false, true};
     std::mt19937_64 rng(11);
     int shuffled = 0;
     for (int i = 0; i < 120; i++) {
@@ -139,7 +210,8 @@ TEST(Shuffle, AChosenShufflePlanRunsTheFamily) {
         if (plan.family == spacedepth::KernelFamily::Shuffle) {
             shuffled++;
             EXPECT_NE(plan.shuffle, nullptr) << how;
-            EXPECT_FALSE(plan.parallel) << how;
+            EXPECT_EQ(plan.parallel, problem.threads != 1) << how;
+            EXPECT_EQ(plan.stream, spacedepth::detail::shuffle_streams(*plan.shuffle)) << how;
             EXPECT_NE(how.find("shuffle"), std::string::npos) << how;
         } else {
             EXPECT_EQ(plan.shuffle, nullptr) << how;

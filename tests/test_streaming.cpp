@@ -5,6 +5,7 @@
 // streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
 // and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
 // reach the twins (correctness does not depend on the size; the benchmark measures that).
+#include "runtime/block_shuffle.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/switch_points.h"
 #include "runtime/tile_transpose.h"
@@ -14,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -170,6 +172,68 @@ TEST(Streaming, MicrokernelsStreamWholeLines) {
                     << plan << ", " << offset << " bytes past a line";
             }
         }
+    }
+}
+
+// Beyond the cache the rules give the shuffle family the NHWC CRD pixels of 3 channels (within
+// its cost bound) where the ladder's plan runs in tasks, with streaming stores
+// (runtime/plan_cpu.cpp shuffle_rule); on one thread the ladder keeps them. Each plan computes what the reference does,
+// with the output on a line and 4 and 61 bytes past one.
+TEST(Streaming, ShuffleStreamsInTasksBeyondTheCache) {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = points.stream_parallel_min_bytes = 1 << 20;
+    const ScopedSwitchPoints scoped(points);
+    const spacedepth::detail::ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
+    int shuffled = 0;
+    struct Call {
+        Op op;
+        DType dtype;
+        Dims in;
+    };
+    const Call calls[] = {
+        {Op::DepthToSpace, DType::UInt8, {1, 12, 300, 301}},
+        {Op::SpaceToDepth, DType::UInt8, {1, 3, 600, 602}},
+        {Op::SpaceToDepth, DType::Float32, {1, 3, 300, 302}},
+        {Op::DepthToSpace, DType::Float32, {1, 12, 150, 151}},
+    };
+    for (const Call &c : calls) {
+        for (int threads : {1, 2}) {
+            for (int64_t offset : {0, 4, 61}) {
+                const Params p{c.op, Block(2), Order::CRD, threads};
+                Dims out_dims;
+                ASSERT_TRUE(spacedepth::output_dims(p, c.in, &out_dims).ok());
+                TestTensor in = make_tensor(c.dtype, Layout::NHWC, c.in);
+                TestTensor out = make_tensor(c.dtype, Layout::NHWC, out_dims);
+                const size_t bytes = out.storage.size();
+                out.storage.resize(bytes + 128, kSentinel);
+                const auto base = reinterpret_cast<uintptr_t>(out.storage.data());
+                const int64_t shift = c.dtype == DType::UInt8 ? offset : offset / 4 * 4;
+                out.tensor.data = out.storage.data() + ((64 - base % 64) % 64 + shift);
+                const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
+                if (plan.find("shuffle") == 0) {
+                    shuffled++;
+                    EXPECT_EQ(threads, 2) << plan;
+                    EXPECT_NE(plan.find("streaming stores, parallel"), std::string::npos) << plan;
+                }
+                fill_unique(in, 3);
+                ASSERT_TRUE(spacedepth::run(p, in.tensor, out.tensor).ok()) << plan;
+                TestTensor got = make_tensor(c.dtype, Layout::NHWC, out_dims);
+                std::memcpy(got.storage.data(), out.tensor.data, bytes);
+                EXPECT_EQ(compare(got, expected_output(p, in, got)), "")
+                    << plan << ", " << shift << " bytes past a line";
+                const auto *first = static_cast<const uint8_t *>(out.tensor.data);
+                const auto touched = std::count_if(out.storage.begin(), out.storage.end(), [&](const uint8_t &b) {
+                    return (&b < first || &b >= first + bytes) && b != kSentinel;
+                });
+                EXPECT_EQ(touched, 0) << plan << ": bytes written outside the output";
+            }
+        }
+    }
+    // Within the cost bound on VBMI all four; on AVX2 (PSHUFB per 16-byte chunk) the S2D ones.
+    if (isa == spacedepth::detail::ShuffleIsa::Vbmi) {
+        EXPECT_EQ(shuffled, 4 * 3);
+    } else if (isa == spacedepth::detail::ShuffleIsa::Avx2) {
+        EXPECT_GE(shuffled, 2 * 3);
     }
 }
 

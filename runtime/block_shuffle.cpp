@@ -60,6 +60,8 @@ int vector_bytes_of(ShuffleIsa isa) {
 // Instructions per window beyond its vectors (the loop, the bound check), and per byte copied by
 // the scalar loop; with each vector's count below they rank the windows (block_shuffle.h).
 constexpr double kWindowCost = 3, kScalarByteCost = 2, kRowCost = 10;
+// A vector shorter than the instruction set's, stored in pieces (8, 4, 2 and 1 bytes).
+constexpr double kPieceCost = 3;
 
 // The vectors of a window whose output bytes come from input offsets `offsets`, their
 // instruction count and the end of their loads; false where a vector needs more chunks than the
@@ -146,12 +148,26 @@ bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, std::vec
                 vector_cost = isa == ShuffleIsa::Neon ? v.chunks + 2 : 3 * v.chunks;  // loads, lookups, ORs, store
             }
         }
-        if (partial && isa != ShuffleIsa::Vbmi) vector_cost += 3;  // stored in pieces (VBMI: a masked store)
+        if (partial && isa != ShuffleIsa::Vbmi) vector_cost += kPieceCost;  // VBMI: a masked store
         *cost += vector_cost;
         *read_end = std::max(*read_end, end);
         vectors->push_back(v);
     }
     return true;
+}
+
+// How many of a row's windows may store their one vector whole, past the window's bytes, where
+// the later windows and the tail of the same row (all written after it) cover what it spills:
+// rows of single-vector windows that follow each other, on the sets whose partial stores go in
+// pieces (VBMI's are masked, one instruction).
+int64_t whole_vector_windows(ShuffleIsa isa, const std::vector<ShuffleVector> &vectors, int64_t window_bytes,
+                             int64_t out_step, int64_t windows, int64_t tail_bytes) {
+    const int vector_bytes = vector_bytes_of(isa);
+    const bool pieces = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3 || isa == ShuffleIsa::Neon;
+    if (!pieces || vectors.size() != 1 || window_bytes >= vector_bytes || out_step != window_bytes) return 0;
+    const int64_t row_bytes = windows * window_bytes + tail_bytes;
+    if (row_bytes < vector_bytes) return 0;
+    return std::min(windows, (row_bytes - vector_bytes) / window_bytes + 1);
 }
 
 }  // namespace
@@ -196,7 +212,10 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             const bool whole = m == extent && j + 1 < dims.size();
             const size_t step_dim = whole ? j + 1 : j;
             const int64_t windows = whole ? dims[step_dim].extent : extent / m, tail = whole ? 0 : extent % m;
-            const double row_cost = static_cast<double>(windows) * window_cost +
+            const int64_t out_step = whole ? dims[step_dim].out_stride : window;
+            const int64_t whole_windows = whole_vector_windows(isa, vectors, window, out_step, windows, tail * unit);
+            const double row_cost = static_cast<double>(windows) * window_cost -
+                                    kPieceCost * static_cast<double>(whole_windows) +
                                     kScalarByteCost * static_cast<double>(tail * unit) + kRowCost;
             const double per_byte = row_cost / static_cast<double>(windows * window + tail * unit);
             if (best >= 0 && per_byte >= best) continue;
@@ -207,7 +226,8 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             program->read_end = read_end;
             program->windows = windows;
             program->window_in_step = whole ? dims[step_dim].in_stride : m * dims[j].in_stride;
-            program->window_out_step = whole ? dims[step_dim].out_stride : window;
+            program->window_out_step = out_step;
+            program->whole_windows = whole_windows;
             program->tail_units = tail;
             program->unit_bytes = unit;
             program->unit_in_step = dims[j].in_stride;
@@ -253,7 +273,7 @@ void with_chunk_count(int chunks, F &&f) {
 constexpr int64_t kLineBytes = 64;
 
 namespace scalar_loop {
-inline void vector_run(const ShuffleVector &, const uint8_t *, uint8_t *, int64_t, int64_t, int64_t) {}
+inline void vector_run(const ShuffleVector &, const uint8_t *, uint8_t *, int64_t, int64_t, int64_t, bool) {}
 inline void stream_line(uint8_t *dst, const uint8_t *src) { std::memcpy(dst, src, kLineBytes); }
 inline void stream_fence() {}
 #include "runtime/block_shuffle_rows.inc"
@@ -294,7 +314,7 @@ namespace ssse3_loop {
 using x86::load16;
 template <int Chunks>
 inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
+                       int64_t out_step, bool whole) {
     __m128i control[Chunks];
     int64_t offset[Chunks];
     for (int c = 0; c < Chunks; c++) {
@@ -304,7 +324,7 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
         __m128i r = _mm_shuffle_epi8(load16(in + offset[0]), control[0]);
         for (int c = 1; c < Chunks; c++) r = _mm_or_si128(r, _mm_shuffle_epi8(load16(in + offset[c]), control[c]));
-        if (v.bytes == 16) {
+        if (v.bytes == 16 || whole) {
             _mm_storeu_si128(reinterpret_cast<__m128i *>(out), r);
         } else {
             x86::store_pieces(out, r, v.bytes);
@@ -312,8 +332,8 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     }
 }
 inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
-    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
+                       int64_t out_step, bool whole) {
+    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step, whole); });
 }
 inline void stream_line(uint8_t *dst, const uint8_t *src) {
     for (int i = 0; i < kLineBytes; i += 16) {
@@ -346,14 +366,14 @@ inline void store_vector(uint8_t *out, __m256i r, int bytes) {
 }
 template <int Chunks>
 inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
+                       int64_t out_step, bool whole) {
     __m256i control[Chunks];
     int64_t offset[Chunks];
     for (int c = 0; c < Chunks; c++) {
         control[c] = _mm256_load_si256(reinterpret_cast<const __m256i *>(v.index[c]));
         offset[c] = v.chunk_offset[c];
     }
-    const int bytes = v.bytes;
+    const int bytes = whole ? 32 : v.bytes;
     for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
         // PSHUFB picks within each 128-bit lane: the chunk sits in both.
         __m256i r = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(in + offset[0])), control[0]);
@@ -365,10 +385,10 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     }
 }
 inline void run_lanes(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                      int64_t out_step) {
+                      int64_t out_step, bool whole) {
     const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i *>(v.index[0]));
     const int64_t low = v.chunk_offset[0], high = v.chunks > 1 ? v.chunk_offset[1] : low;
-    const int bytes = v.bytes;
+    const int bytes = whole ? 32 : v.bytes;
     if (high == low + 16) {
         for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
             const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + low));
@@ -382,12 +402,12 @@ inline void run_lanes(const ShuffleVector &v, const uint8_t *in, uint8_t *out, i
     }
 }
 inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
+                       int64_t out_step, bool whole) {
     if (v.lane_loads) {
-        run_lanes(v, in, out, n, in_step, out_step);
+        run_lanes(v, in, out, n, in_step, out_step, whole);
         return;
     }
-    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
+    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step, whole); });
 }
 inline void stream_line(uint8_t *dst, const uint8_t *src) {
     for (int i = 0; i < kLineBytes; i += 32) {
@@ -413,9 +433,10 @@ inline __m512i chunk_table(const ShuffleVector &v, const uint8_t *in, int q) {
     return t;
 }
 inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
+                       int64_t out_step, bool whole) {
     const __m512i index = _mm512_load_si512(v.index[0]);
     const __mmask64 mask = v.bytes == 64 ? ~__mmask64{0} : (__mmask64{1} << v.bytes) - 1;
+    (void)whole;  // masked stores: whole vectors cost no less
     const int64_t low = v.chunk_offset[0];
     // The zero-masked single-table permute: GCC 12 warns of the unmasked one's undefined pass-through.
     if (v.span_tables == 1) {
@@ -451,7 +472,7 @@ SPACEDEPTH_TARGET_END
 namespace neon_loop {
 template <int Chunks>
 inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
+                       int64_t out_step, bool whole) {
     const uint8x16_t index = vld1q_u8(v.index[0]);
     int64_t offset[4] = {};
     for (int c = 0; c < Chunks; c++) offset[c] = v.chunk_offset[c];
@@ -469,7 +490,7 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
                                          vld1q_u8(in + offset[3])}},
                            index);
         }
-        if (v.bytes == 16) {
+        if (v.bytes == 16 || whole) {
             vst1q_u8(out, r);
         } else {
             uint8_t pieces[16];
@@ -479,8 +500,8 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     }
 }
 inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
-                       int64_t out_step) {
-    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step); });
+                       int64_t out_step, bool whole) {
+    with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step, whole); });
 }
 // STNP: a pair of 16-byte registers per instruction.
 inline void stream_line(uint8_t *dst, const uint8_t *src) {

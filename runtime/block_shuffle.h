@@ -59,6 +59,9 @@ struct ShuffleProgram {
     std::vector<int64_t> byte_offset;  // per output byte of a window, its input offset from the base
     int64_t read_end = 0;              // bytes past the base that a window's vector loads reach
     int64_t windows = 0, window_in_step = 0, window_out_step = 0;
+    // Windows [0, whole_windows) of a row store their one vector whole (AVX2, SSSE3, NEON), past
+    // the window's bytes: the row's later windows and tail overwrite it. With plain stores only.
+    int64_t whole_windows = 0;
     int64_t tail_units = 0, unit_bytes = 0, unit_in_step = 0;
     struct Loop {
         int64_t extent, in_stride, out_stride;  // bytes

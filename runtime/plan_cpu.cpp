@@ -476,7 +476,7 @@ namespace {
 // at 4 KiB, 4 of 5 at 16 KiB, all at 128 KiB and 2 MiB (1.2-4.2x). The cost bound left out the
 // rows that ran slower (NCHW_VECT_C CRD i8 C16 from 16 KiB, 0.44-0.91x); the ladder's runs (NHWC
 // DCR, 0.5-1.0x), wide gathers (NHWC CRD C16-C64, 0.1-0.7x) and longer rows stay with it.
-enum class ShuffleRule { None, Tiny, IfCheap, Streaming };
+enum class ShuffleRule { None, Tiny, IfCheap, PixelsIfCheap, Streaming };
 ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
     // Only over the Halide ladder's plans: the transposes' and the other microkernels' stay (the
     // AVX2 path's D2S NCHW_VECT_C CRD i8 C16 ran 0.12 of memcpy at 128 KiB on the shuffle, 0.63 on
@@ -506,13 +506,19 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
         step0 > 1 && step0 <= 8 && d1.in_stride != 1 && d0_bytes <= ladder::x86_narrowest_row_bytes(plan.width);
     const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
     if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
-    return beyond_cache ? ShuffleRule::Streaming : ShuffleRule::IfCheap;
+    if (beyond_cache) return ShuffleRule::Streaming;
+    return pixel_transpose ? ShuffleRule::PixelsIfCheap : ShuffleRule::IfCheap;
 }
 
 // The most a program may cost a byte (ShuffleProgram::cost_per_byte) for the rules' costed
 // views, on the instruction sets measured; 0 on the others (SSSE3, NEON, scalar), where only a
 // PlanChoice (MEASURE, wisdom) takes the family.
 double max_shuffle_cost(ShuffleIsa isa) { return isa == ShuffleIsa::Vbmi ? 0.3 : isa == ShuffleIsa::Avx2 ? 0.5 : 0; }
+
+// The pixel transposes on AVX2 beat the ladder at every size measured, whatever their cost
+// estimate, once windows shorter than a vector store it whole (NHWC CRD u8 C3 D2S, x memcpy:
+// 16 KiB 0.04 -> 0.07, 128 KiB 0.10 -> 0.26, 2 MiB 0.13 -> 0.23, programs of 0.52-0.76 a byte).
+double max_pixels_cost(ShuffleIsa isa) { return isa == ShuffleIsa::Avx2 ? 1.0 : max_shuffle_cost(isa); }
 
 // The shuffle family, on the view in bytes (make_kernel_plan keeps it from before widening):
 // where a PlanChoice names it, or where shuffle_rule() takes it over the plan the other steps
@@ -531,7 +537,8 @@ void choose_shuffle(const Problem &p, const SwitchPoints &points, const PlanChoi
     }
     std::shared_ptr<const ShuffleProgram> program = make_shuffle_program(byte_dims, fragments, isa);
     if (program == nullptr) return;
-    if (rule != ShuffleRule::Tiny && program->cost_per_byte > max_shuffle_cost(isa)) return;
+    const double max_cost = rule == ShuffleRule::PixelsIfCheap ? max_pixels_cost(isa) : max_shuffle_cost(isa);
+    if (rule != ShuffleRule::Tiny && program->cost_per_byte > max_cost) return;
     if (rule == ShuffleRule::Streaming && !shuffle_streams(*program)) return;
     plan->family = KernelFamily::Shuffle;
     plan->width = 1;

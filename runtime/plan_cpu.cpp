@@ -493,7 +493,8 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     // 0.79-0.82, S2D u8 C3 0.63-0.64 -> 0.73-0.76, u8 C6 0.54-0.56 -> 0.78-0.79, f32 C3 0.65-0.73
     // -> 0.80-0.86; D2S f32 C3 0.83-0.86 -> 0.73-0.88). On 1 thread only the DepthToSpace pixels
     // of bytes, which the ladder cannot widen, won: D2S u8 C3 in 6 of 7 runs (0.45-0.50 -> 0.55-0.65;
-    // one run 0.50 -> 0.45); S2D u8 C3 did not (0.48-0.52 -> 0.39-0.52), and the ladder's u32
+    // one run 0.50 -> 0.45; in make bench 0.39 -> 0.39, 0.65 -> 0.68 of memcpy, the runs' DRAM
+    // 10 % apart); S2D u8 C3 did not (0.48-0.52 -> 0.39-0.52), and the ladder's u32
     // twin kept f32 C3 ahead. With plain stores it lost (S2D NHWC CRD u8 and f32 C3 at 64 MiB:
     // 0.43 and 0.49 of memcpy, the ladder 0.73 and 1.0). AMD EPYC VM, best of 2 x 3 calls.
     const bool beyond_cache = p.bytes >= points.stream_min_bytes;

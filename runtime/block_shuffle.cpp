@@ -306,12 +306,23 @@ inline void store_pieces(uint8_t *o, __m128i x, int bytes) {
     }
     if (bytes & 1) *o = static_cast<uint8_t>(_mm_cvtsi128_si32(x));
 }
+// The streaming walk's line stores for SSSE3 and AVX2 (16-byte MOVNTDQ: the write-combining
+// buffer joins them into the line either way).
+inline void stream_line(uint8_t *dst, const uint8_t *src) {
+    for (int i = 0; i < kLineBytes; i += 16) {
+        _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i),
+                         _mm_load_si128(reinterpret_cast<const __m128i *>(src + i)));
+    }
+}
+inline void stream_fence() { _mm_sfence(); }
 }  // namespace x86
 SPACEDEPTH_TARGET_END
 
 SPACEDEPTH_TARGET_BEGIN("ssse3")
 namespace ssse3_loop {
 using x86::load16;
+using x86::stream_fence;
+using x86::stream_line;
 template <int Chunks>
 inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, int64_t n, int64_t in_step,
                        int64_t out_step, bool whole) {
@@ -335,13 +346,6 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
                        int64_t out_step, bool whole) {
     with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step, whole); });
 }
-inline void stream_line(uint8_t *dst, const uint8_t *src) {
-    for (int i = 0; i < kLineBytes; i += 16) {
-        _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i),
-                         _mm_load_si128(reinterpret_cast<const __m128i *>(src + i)));
-    }
-}
-inline void stream_fence() { _mm_sfence(); }
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace ssse3_loop
 SPACEDEPTH_TARGET_END
@@ -349,6 +353,8 @@ SPACEDEPTH_TARGET_END
 SPACEDEPTH_TARGET_BEGIN("avx2")
 namespace avx2_loop {
 using x86::load16;
+using x86::stream_fence;
+using x86::stream_line;
 // Stores the first `bytes` (<= 32) bytes of r.
 inline void store_vector(uint8_t *out, __m256i r, int bytes) {
     if (bytes == 32) {
@@ -409,13 +415,6 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     }
     with_chunk_count(v.chunks, [&](auto chunks) { run_chunks<chunks()>(v, in, out, n, in_step, out_step, whole); });
 }
-inline void stream_line(uint8_t *dst, const uint8_t *src) {
-    for (int i = 0; i < kLineBytes; i += 32) {
-        _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i),
-                            _mm256_load_si256(reinterpret_cast<const __m256i *>(src + i)));
-    }
-}
-inline void stream_fence() { _mm_sfence(); }
 #include "runtime/block_shuffle_rows.inc"
 }  // namespace avx2_loop
 SPACEDEPTH_TARGET_END

@@ -498,7 +498,7 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     // twin kept f32 C3 ahead. With plain stores it lost (S2D NHWC CRD u8 and f32 C3 at 64 MiB:
     // 0.43 and 0.49 of memcpy, the ladder 0.73 and 1.0). AMD EPYC VM, best of 2 x 3 calls.
     const bool beyond_cache = p.bytes >= points.stream_min_bytes;
-    if (plan.parallel && (beyond_cache ? p.bytes < points.stream_parallel_min_bytes : true)) return ShuffleRule::None;
+    if (plan.parallel && (!beyond_cache || p.bytes < points.stream_parallel_min_bytes)) return ShuffleRule::None;
     // Planes: slot 0 steps over whole rows of slot 1. Deinterleaves: by 2 to 8, the ladder's
     // deinterleave rows (its CRD transposes, stepping 9-16, stay with it).
     const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&

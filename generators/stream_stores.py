@@ -6,9 +6,11 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
 
   * every vector store into the buffer `output` (its TBAA type chain reaches "output") of 16 bytes
     or more goes through a helper that stores non-temporally where the address is aligned to the
-    vector's size. Where it is not (heads, tails and misaligned rows) but on an 8-byte word, x86
-    stores it as aligned non-temporal pieces (halves or quarters, or an 8-byte MOVNTI, 16-byte
-    pieces and a MOVNTI: see x86_pieces()) and ARM64 with STNP; off a word it stores plainly.
+    vector's size. Where it is not (heads, tails and misaligned rows), x86 stores it as aligned
+    non-temporal pieces (halves or quarters; on an 8-byte word an 8-byte MOVNTI, 16-byte pieces
+    and a MOVNTI; vectors of 32 bytes or more on a 4-byte word as 4- and 8-byte MOVNTIs around
+    the 16-byte pieces: see x86_pieces()), and ARM64 with STNP on an 8-byte word; off those it
+    stores plainly.
     Narrower vectors stay plain: they write part of a line, and a streaming store to part of a
     line costs a partial write-combining flush;
   * on x86, every function that stores non-temporally ends with SFENCE before each return: the
@@ -74,8 +76,11 @@ def output_tags(lines):
 def x86_pieces(vbytes, nt_node):
     # A vector that starts off its own boundary (heads, tails, rows that start inside lines: a C3
     # row of f32) is stored as non-temporal pieces as wide as its address allows: halves or
-    # quarters (MOVNTDQ) where it starts on 32 or 16 bytes, and on an 8-byte word one 8-byte
-    # MOVNTI, 16-byte pieces and a MOVNTI. So every line it touches skips the read-for-ownership.
+    # quarters (MOVNTDQ) where it starts on 32 or 16 bytes; on an 8-byte word one 8-byte MOVNTI,
+    # 16-byte pieces and a MOVNTI; on a 4-byte word 4- and 8-byte MOVNTIs up to 16 bytes, 16-byte
+    # pieces, and MOVNTIs again at the end, for AVX2 and AVX-512 vectors (rows of 2,364 bytes: u8
+    # NCHW C3, f32 NCHW C3 b4).
+    # So every line it touches skips the read-for-ownership.
     # Copying 64 MiB with 64-byte vectors (2-core AMD EPYC, AVX-512, GB/s read + written):
     # aligned 40-42; 32 bytes past a line, halves 40-43; 16 past, quarters 37-40; 8 past, MOVNTI +
     # 16-byte pieces 33-39; all 8-byte MOVNTIs (LLVM's lowering of an underaligned non-temporal
@@ -87,37 +92,55 @@ def x86_pieces(vbytes, nt_node):
         lanes = ", ".join(f"i32 {start // 4 + k}" for k in range(size // 4))
         out = [f"  {q} = getelementptr inbounds i8, ptr %p, i64 {start}",
                f"  {v}.s = shufflevector <{words} x i32> %w, <{words} x i32> poison, <{size // 4} x i32> <{lanes}>"]
-        if size == 8:
-            out += [f"  {v} = bitcast <2 x i32> {v}.s to i64",
-                    f"  store i64 {v}, ptr {q}, align 8, !nontemporal !{nt_node}"]
+        if size <= 8:
+            scalar = f"i{size * 8}"
+            out += [f"  {v} = bitcast <{size // 4} x i32> {v}.s to {scalar}",
+                    f"  store {scalar} {v}, ptr {q}, align {size}, !nontemporal !{nt_node}"]
         else:
             out.append(f"  store <{size // 4} x i32> {v}.s, ptr {q}, align {size}, !nontemporal !{nt_node}")
         return out
+
+    def word_pieces(residue):
+        # From an address `residue` past a 16-byte boundary: the widest of 16, 8 and 4 bytes that
+        # the address is aligned to and that the vector has left.
+        starts, at = [], 0
+        while at < vbytes:
+            size = next(n for n in (16, 8, 4) if (residue + at) % n == 0 and at + n <= vbytes)
+            starts.append((at, size))
+            at += size
+        return starts
 
     branches = []
     size = min(vbytes // 2, 64)
     while size >= 16:  # halves, quarters, ...: aligned pieces of `size` bytes
         label = f"by{size}"
-        branches.append((size, label, [line for start in range(0, vbytes, size) for line in piece(label, start, size)]))
+        branches.append((size - 1, 0, label, [line for start in range(0, vbytes, size) for line in piece(label, start, size)]))
         size //= 2
-    # An 8-byte head, 16-byte pieces, an 8-byte tail.
-    starts = [(0, 8)] + [(start, 16) for start in range(8, vbytes - 8, 16)] + [(vbytes - 8, 8)]
-    branches.append((8, "words", [line for start, size in starts for line in piece("words", start, size)]))
+    # On a word, off 16 bytes: an 8-byte head, 16-byte pieces, an 8-byte tail. On a 4-byte word,
+    # off 8 bytes (4 or 12 past 16), vectors of 32 bytes or more: a 16-byte vector would go out as
+    # three MOVNTIs, and the SSE4.1 twin ran no faster than with those vectors plain (D2S and
+    # S2D NCHW u8 C3 at 64 MiB, 0.59-0.70 -> 0.46-0.71 of the streaming copy; AVX2 0.62-0.65 ->
+    # 0.83-0.85 for the D2S).
+    for mask, residue, label in ((7, 0, "words"), (15, 4, "dwords4"), (15, 12, "dwords12")):
+        if residue and vbytes < 32:
+            continue
+        branches.append((mask, residue, label,
+                         [line for start, n in word_pieces(residue if residue else 8) for line in piece(label, start, n)]))
     return branches
 
 
 def helper(name, vtype, vbytes, nt_node, x86):
     """The store of one vector into the output: non-temporal where the address is aligned to the
-    vector; else the first of `branches` (address alignment, label, body) whose alignment the
-    address has; plain where none does. ARM64's one branch: STNP of the vector on an 8-byte word."""
+    vector; else the first of `branches` (address mask, the residue it must leave, label, body)
+    that the address matches; plain where none does. ARM64's one branch: STNP of the vector on an 8-byte word."""
     branches = (x86_pieces(vbytes, nt_node) if x86 else
-                [(8, "words", [f"  store {vtype} %v, ptr %p, align 8, !nontemporal !{nt_node}"])])
+                [(7, 0, "words", [f"  store {vtype} %v, ptr %p, align 8, !nontemporal !{nt_node}"])])
     tests, blocks = [], []
-    for i, (size, label, body) in enumerate(branches):
+    for i, (mask, residue, label, body) in enumerate(branches):
         otherwise = f"test{i + 1}" if i + 1 < len(branches) else "plain"
         tests.append(f"test{i}:\n"
-                     f"  %r{i} = and i64 %a, {size - 1}\n"
-                     f"  %on{i} = icmp eq i64 %r{i}, 0\n"
+                     f"  %r{i} = and i64 %a, {mask}\n"
+                     f"  %on{i} = icmp eq i64 %r{i}, {residue}\n"
                      f"  br i1 %on{i}, label %{label}, label %{otherwise}")
         blocks.append("\n".join([f"{label}:"] + body + ["  ret void"]))
     return (f"define internal void @{name}({vtype} %v, ptr %p) alwaysinline {{\n"

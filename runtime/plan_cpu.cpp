@@ -289,8 +289,8 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
 //   Whole: every run of the output starts and ends on a line (the output one dense block written
 //   by one kernel call per executor step, every dim that steps a line or more stepping whole
 //   lines, no line split into an odd count of pieces), or the output is dense and its rows start
-//   inside lines (a C3 row of f32) but on 8-byte words, within the limits measured below; these
-//   stream past stream_min_bytes.
+//   inside lines (a C3 row of f32) but on the twin's words (twin_word_bytes), within the limits
+//   measured below; these stream past stream_min_bytes.
 //   Partial: dense rows on words that leave lines partly written across many open rows, or split
 //   lines into odd counts of pieces that are copied runs of 24 bytes or more or 4- and 8-byte
 //   elements gathered in threes; these gain only further past the cache, so they stream past
@@ -299,8 +299,20 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
 //   whose pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines).
 enum class LineFit { Whole, Partial, Never };
 
+// The narrowest alignment at which the twin still streams a vector (generators/stream_stores.py):
+// the AVX2 and AVX-512 twins' as aligned pieces down to a 4-byte MOVNTI, the SSE4.1 twin's down
+// to an 8-byte one, ARM64's one STNP on an 8-byte word.
+int64_t twin_word_bytes() {
+#if defined(__x86_64__) || defined(_M_X64)
+    return cpu_has_feature("avx2") ? 4 : 8;
+#else
+    return 8;
+#endif
+}
+
 LineFit line_fit(const KernelPlan &plan) {
-    constexpr int64_t kLineBytes = 64, kWordBytes = 8;
+    constexpr int64_t kLineBytes = 64;
+    const int64_t word_bytes = twin_word_bytes();
     if (plan.fragments.size() > 1) return LineFit::Never;
     SmallVector<std::pair<int64_t, int64_t>, 2 * kMaxDims> dims;  // (out_stride, extent), loop order
     for (const ViewDim &d : plan.kernel_dims) dims.push_back({d.out_stride, d.extent});
@@ -333,14 +345,14 @@ LineFit line_fit(const KernelPlan &plan) {
         const int64_t step_bytes = stride * plan.width;
         if (step_bytes >= kLineBytes) {
             on_lines = on_lines && step_bytes % kLineBytes == 0;
-            on_words = on_words && step_bytes % kWordBytes == 0;
+            on_words = on_words && step_bytes % word_bytes == 0;
         }
         // Pieces of a line in odd counts (a C3 pixel's 3 channels): the vectors overlap.
         if (extent * step_bytes < kLineBytes && (extent & (extent - 1)) != 0) odd_pieces = true;
         dense *= extent;
     }
     if (on_lines && !odd_pieces) return LineFit::Whole;
-    // Rows that start inside lines stream where the twin's vectors there start on 8-byte words
+    // Rows that start inside lines stream where the twin's vectors there start on its words
     // (it stores them as aligned pieces; off a word plainly: generators/stream_stores.py). The
     // figures below up to the gathers in threes were taken when those pieces were all 8-byte
     // MOVNTIs; with wider pieces those that start inside lines ran 1.14-1.38x faster at 64 MiB
@@ -350,6 +362,13 @@ LineFit line_fit(const KernelPlan &plan) {
     // plain kernel). Whole: D2S NCHW f16/f32/f64 C3-C64 (b2, b4), NHWC DCR f32 C6/C12, f16 C24
     // and u8 C1 (u16 kernels), 0.52-0.97x; S2D NCHW f32 C1/C3 b2 with runs of 4.6-5.7 KiB,
     // 0.75-0.86x; D2S NCHW u8 C3 (rows of 3,344 and 4,728 bytes, 32 and 64 MiB), 0.69-0.80x.
+    // Rows 4 bytes past an 8-byte word (every other u8 row of 724 or 2,364 bytes), once the x86
+    // twin stored them as 4- and 8-byte MOVNTIs around 16-byte pieces, against plain stores (AMD
+    // EPYC VM, AVX-512, `spacedepth bench` in alternating runs of two builds, of the streaming
+    // copy, 2026-12-06): D2S NCHW CRD u8 C3 b2 at 64 MiB 0.57-0.71 -> 0.94-0.99 (724-byte rows
+    // 0.62-0.66 -> 0.92-1.01), 12-20 MiB 0.40-0.77 -> 0.59-0.95, 8 MiB 0.89-0.93 -> 0.82-0.84;
+    // S2D NCHW u8 C3 b2 (Partial: 4 open rows) 0.54-0.74 -> 0.80-0.91, 2 threads 0.41-0.71 ->
+    // 0.61-0.97; S2D NCHW CRD f32 C3 b4 0.59-0.62 -> 0.78-0.83.
     // Partial, each by the loss under 16 MiB that keeps it to stream_partial_min_bytes
     // (schedules/tunables.json has the runs; at 64 MiB the 10 such rows of the matrix and the
     // model shapes ran 0.82-1.03x on 1 thread, 0.73-0.92x on 2):
@@ -364,8 +383,9 @@ LineFit line_fit(const KernelPlan &plan) {
     //   0.80-0.89x at 64 MiB and 0.86x on 2 threads; C24 b3 0.88-1.00x, C12 b1x3 0.90x, f64 C3 b3
     //   0.61-0.63x, NHWC CRD f32 C3 b2 0.77-0.85x at 64 MiB).
     // Never:
-    //   rows off words (D2S NCHW u8 C3/C64 rows of 724, 2,364 and 16,380 bytes: 1.6-2.1x when their
-    //   vectors were MOVNTIs; the twin stores them plainly, so streaming gains nothing);
+    //   rows off the twin's words (u8 rows 1-3 bytes past 4 with AVX2; elsewhere also 4 past 8, the
+    //   D2S NCHW u8 C3/C64 rows of 724, 2,364 and 16,380 bytes, 1.6-2.1x slower on x86 when each
+    //   of their vectors was MOVNTIs alone): the twin stores them plainly, so streaming gains nothing;
     //   other odd pieces gathered or copied in runs under 24 bytes (at 64 MiB, 1 thread: u8 and
     //   u16 NHWC C3/C6/C12 1.6-3.4x, NHWC CRD f32 C12 1.69x, D2S NCHW u8 and f16 b3
     //   2.4-3.4x, f32 b5 over 20x: narrow and odd-width vectors store part of a line plainly);

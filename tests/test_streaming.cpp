@@ -1,11 +1,13 @@
 // Streaming stores (the kernels' streaming-store twins, generators/stream_stores.py): the plan
 // takes them past stream_min_bytes for dense outputs written in whole lines, or in rows that start
-// inside lines on 8-byte words (stored as aligned pieces) where that measured faster, past
-// stream_partial_min_bytes for lines it leaves partly written for longer, and never otherwise; every
-// streaming plan matches the reference on random calls, at odd alignments of both tensors, on 1
-// and 2 threads; the choice survives the wisdom. Tests lower the switch point so small tensors
-// reach the twins (correctness does not depend on the size; the benchmark measures that).
+// inside lines on the twin's words (stored as aligned pieces: 4 bytes on x86, 8 on ARM64) where
+// that measured faster, past stream_partial_min_bytes for lines it leaves partly written for
+// longer, and never otherwise; every streaming plan matches the reference on random calls, at
+// odd alignments of both tensors, on 1 and 2 threads; the choice survives the wisdom. Tests lower
+// the switch point so small tensors reach the twins (correctness does not depend on the size; the
+// benchmark measures that).
 #include "runtime/block_shuffle.h"
+#include "runtime/isa.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/switch_points.h"
 #include "runtime/tile_transpose.h"
@@ -32,6 +34,17 @@ bool build_streams() {
 
 bool streams(const std::string &plan) { return plan.find("streaming stores") != std::string::npos; }
 
+// Whether the twin streams vectors that start 4 bytes past an 8-byte word (as MOVNTI pieces: the
+// AVX2 and AVX-512 twins); the SSE4.1 and ARM64 twins store them plainly, so such rows keep plain
+// stores there.
+bool dword_rows_stream() {
+#if defined(__x86_64__)
+    return spacedepth::detail::cpu_has_feature("avx2");
+#else
+    return false;
+#endif
+}
+
 // Every build the runtime table lists has its twin wherever the contract says "stream" (x86 with
 // LLVM >= 21), and a twin computes what its kernel computes, so it is registered beside it.
 TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
@@ -52,7 +65,7 @@ TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
 }
 
 // The rule: past the switch point (serial plans' or parallel plans'), outputs whose rows start
-// on cache lines stream, and rows that start inside lines but on 8-byte words; under it,
+// on cache lines stream, and rows that start inside lines but on the twin's words; under it,
 // strided, rows off words (the twin stores those vectors plainly), or where the kernel has no
 // twin, they do not.
 TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
@@ -69,14 +82,14 @@ TEST(Streaming, PlanStreamsDenseOutputsPastTheSwitchPoint) {
         bool want;
     };
     const Shape shapes[] = {
-        {DType::Float32, {1, 64, 64, 64}, false, true},   // 1 MiB of f32: at the switch point
-        {DType::Float32, {1, 64, 32, 64}, false, false},  // 512 KiB
-        {DType::Float32, {1, 64, 64, 64}, true, false},   // strided output: lines written in part
-        {DType::Float32, {1, 60, 96, 99}, false, true},   // 792-byte rows, starting inside lines
-        {DType::Float16, {1, 60, 96, 100}, false, true},  // 400-byte f16 rows (8-byte MOVNTIs too)
-        {DType::Float16, {1, 60, 96, 99}, false, false},  // 396-byte rows: every other one off a word
-        {DType::UInt8, {1, 60, 192, 100}, false, true},   // 200-byte u8 rows, on words
-        {DType::UInt8, {1, 60, 192, 99}, false, false},   // 198-byte u8 rows, off words
+        {DType::Float32, {1, 64, 64, 64}, false, true},                 // 1 MiB of f32: at the switch point
+        {DType::Float32, {1, 64, 32, 64}, false, false},                // 512 KiB
+        {DType::Float32, {1, 64, 64, 64}, true, false},                 // strided output: lines written in part
+        {DType::Float32, {1, 60, 96, 99}, false, true},                 // 792-byte rows, starting inside lines
+        {DType::Float16, {1, 60, 96, 100}, false, true},                // 400-byte f16 rows (8-byte MOVNTIs too)
+        {DType::Float16, {1, 60, 96, 99}, false, dword_rows_stream()},  // 396-byte rows: every other one 4 past a word
+        {DType::UInt8, {1, 60, 192, 100}, false, true},                 // 200-byte u8 rows, on words
+        {DType::UInt8, {1, 60, 192, 99}, false, false},                 // 198-byte u8 rows, off words
     };
     for (const Shape &s : shapes) {
         TestTensor in = make_tensor(s.dtype, Layout::NCHW, s.deep);
@@ -274,6 +287,34 @@ TEST(Streaming, MisalignedRowsStreamOnlyWithinTheMeasuredLimits) {
     }
 }
 
+// u8 NCHW DepthToSpace rows 4 bytes past an 8-byte word every other row (724 bytes) stream with
+// AVX2 and AVX-512, whose twins store them as MOVNTI pieces; rows 2 bytes past a 4-byte word
+// (726), and every row on SSE4.1 and ARM64, keep plain stores, as the twin would store them plainly.
+TEST(Streaming, RowsOnTheTwinsWordsStream) {
+    spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+    points.stream_min_bytes = points.stream_parallel_min_bytes = 1 << 20;
+    const ScopedSwitchPoints scoped(points);
+    struct Call {
+        Params p;
+        Dims space;  // the output (1.3 MB)
+        bool want;
+    };
+    const Call calls[] = {
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, {1, 3, 600, 724}, dword_rows_stream()},
+        {{Op::DepthToSpace, Block(2), Order::DCR, 2}, {1, 3, 600, 724}, dword_rows_stream()},
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, {1, 3, 600, 726}, false},
+    };
+    for (const Call &c : calls) {
+        TestTensor in = make_tensor(DType::UInt8, Layout::NCHW, deep_dims(c.space, c.p));
+        TestTensor out = make_tensor(DType::UInt8, Layout::NCHW, c.space);
+        const std::string plan = spacedepth::describe_call(c.p, in.tensor, out.tensor);
+        EXPECT_EQ(streams(plan), c.want && build_streams()) << plan;
+        fill_unique(in, 5);
+        ASSERT_TRUE(spacedepth::run(c.p, in.tensor, out.tensor).ok()) << plan;
+        EXPECT_EQ(compare(out, expected_output(c.p, in, out)), "") << plan;
+    }
+}
+
 // Outputs whose lines the twin leaves partly written for longer (many open rows, odd counts of
 // copied pieces, 4- and 8-byte elements gathered in threes) stream only from the later switch point,
 // stream_partial_min_bytes; other odd pieces, gathered or copied in runs under 24 bytes, never.
@@ -343,8 +384,8 @@ TEST(Streaming, RandomCallsMatchTheReference) {
 }
 
 // The output at every offset from 0 to 67 bytes of a 64-byte-aligned block, the input at some
-// (the twin's vectors stream where they land aligned, as aligned pieces where they land on 8,
-// 16 or 32 bytes, plainly elsewhere), 1 and 2 threads, u8 and f32 (f32 at offsets of whole
+// (the twin's vectors stream where they land aligned, as aligned pieces where they land on 4
+// (x86), 8, 16 or 32 bytes, plainly elsewhere), 1 and 2 threads, u8 and f32 (f32 at offsets of whole
 // elements): the output matches, and no byte around it is touched.
 TEST(Streaming, OddAlignmentsOfBothTensors) {
     const ScopedSwitchPoints scoped(streaming_at_any_size());

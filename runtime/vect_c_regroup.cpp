@@ -86,10 +86,15 @@ inline void depth_to_space_pixel(const uint8_t *in, int64_t plane_step, uint8_t 
 }
 
 // The outer iterations [begin, end) of a pattern's view, each a pair of rows of one channel group
-// through an instruction set's row functions; streaming stores fenced before it returns.
+// through an instruction set's row functions; streaming stores fenced before it returns. Each
+// instruction set's run_rows flattens it (for_each_outer and the row functions inline into one
+// loop compiled for that set): called through pointers, the 8-pixel row pairs of D2S NCHW_VECT_C
+// CRD i8 C16 at 4 KiB spent about as long in the call and the table loads as in their 16 vector
+// instructions (AMD EPYC VM, AVX-512, 1 thread: 0.10-0.11 -> 0.13-0.14 of memcpy, 16 KiB 0.31-0.33
+// -> 0.44-0.45; AVX2 path 0.13-0.17 -> 0.17-0.22 and 0.28-0.29 -> 0.34-0.36).
 template <class SpaceToDepthRows, class DepthToSpaceRows>
-void run_rows(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin, int64_t end, bool stream,
-              SpaceToDepthRows space_to_depth_rows, DepthToSpaceRows depth_to_space_rows) {
+void walk_rows(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin, int64_t end,
+               bool stream, const SpaceToDepthRows &space_to_depth_rows, const DepthToSpaceRows &depth_to_space_rows) {
     for_each_outer(s, outer_of(s, pattern.slot), begin, end, [&](int64_t in_off, int64_t out_off) {
         if (pattern.kind == RegroupKind::SpaceToDepth) {
             space_to_depth_rows(in + in_off, s.in_stride[1], out + out_off, s.out_stride[pattern.slot], s.extent[2],
@@ -128,8 +133,8 @@ inline void store(uint8_t *p, __m256i v, bool stream) {
 // 8 output pixels of every lane a step: each row's 16 pixels as lanes within 128-bit halves
 // (PSHUFB), the two rows' 2-byte pairs side by side (PUNPCKLWD/HWD), then the halves in order
 // (VPERMQ, VPERM2I128): 16 shuffles per 128 bytes.
-void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, int64_t plane_step, int64_t width,
-                         bool stream) {
+inline void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, int64_t plane_step, int64_t width,
+                                bool stream) {
     const uint8_t *row1 = row0 + row_step;
     // Steps of 8; a tail of a row at least 8 long as a last step that overlaps the one before
     // (it stores the same values again), a shorter row a pixel at a time.
@@ -166,8 +171,8 @@ inline void depth_to_space_half(__m256i p0, __m256i p1, __m256i p2, __m256i p3, 
 }
 
 // The inverse, step by step backwards.
-void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width,
-                         bool stream) {
+inline void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width,
+                                bool stream) {
     uint8_t *row1 = row0 + row_step;
     for (int64_t step = 0; step < width && width >= 8; step += 8) {
         const int64_t w = std::min(step, width - 8);
@@ -178,6 +183,11 @@ void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, i
         depth_to_space_half<0x31>(p0, p1, p2, p3, row0 + 8 * w + 32, row1 + 8 * w + 32, stream);
     }
     for (int64_t w = 0; w < width && width < 8; w++) depth_to_space_pixel(in, plane_step, row0, row_step, w);
+}
+
+__attribute__((flatten)) void run_rows(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin,
+                                       int64_t end, bool stream) {
+    walk_rows(pattern, in, out, s, begin, end, stream, space_to_depth_rows, depth_to_space_rows);
 }
 
 }  // namespace avx2_loop
@@ -216,24 +226,47 @@ inline void store(uint8_t *p, __m512i v, int64_t n, bool stream) {
             _mm512_storeu_si512(p, v);
         }
     } else if (n > 0) {
-        _mm512_mask_storeu_epi8(p, first_bytes(n), v);
+        // A whole 32-byte half plainly: a masked store took about half the samples of the row
+        // step (S2D NCHW_VECT_C CRD i8 C16 at 4 KiB, 32-byte plane rows: 0.09-0.10 -> 0.14-0.18
+        // of memcpy; AMD EPYC VM, Zen 4).
+        int64_t done = 0;
+        if (n >= 32) {
+            std::memcpy(p, &v, 32);  // the low half (GCC 12's cast intrinsic warns of undefined lanes)
+            done = 32;
+        }
+        if (n > done) _mm512_mask_storeu_epi8(p, first_bytes(n) & ~first_bytes(done), v);
     }
 }
 inline __m512i perm(__m512i a, __m512i index, __m512i b) { return _mm512_permutex2var_epi8(a, index, b); }
 
+// The tables in registers, loaded once a call: the stores are bytes, which may alias them for the
+// compiler.
+struct Indexes {
+    __m512i s2d_lanes[2], s2d_out[2], d2s_rows[2], d2s_out[2];
+    explicit Indexes(const Tables &t) {
+        for (int k = 0; k < 2; k++) {
+            s2d_lanes[k] = table(t.s2d_lanes[k]);
+            s2d_out[k] = table(t.s2d_out[k]);
+            d2s_rows[k] = table(t.d2s_rows[k]);
+            d2s_out[k] = table(t.d2s_out[k]);
+        }
+    }
+};
+
 // Two input rows (row1 = row0 + row_step) of `width` output pixels' worth into four lane planes
 // (out + l * plane_step), 16 output pixels at a time.
-void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, int64_t plane_step, int64_t width,
-                         bool stream) {
-    static const Tables t;
-    // The tables in registers: the stores are bytes, which may alias them for the compiler.
-    const __m512i lanes01 = table(t.s2d_lanes[0]), lanes23 = table(t.s2d_lanes[1]), out0 = table(t.s2d_out[0]),
-                  out1 = table(t.s2d_out[1]);
+inline void space_to_depth_rows(const Indexes &x, const uint8_t *row0, int64_t row_step, uint8_t *out,
+                                int64_t plane_step, int64_t width, bool stream) {
+    const __m512i lanes01 = x.s2d_lanes[0], lanes23 = x.s2d_lanes[1], out0 = x.s2d_out[0], out1 = x.s2d_out[1];
     const uint8_t *row1 = row0 + row_step;
     for (int64_t w = 0; w < width; w += 16) {
         const int64_t n = std::min<int64_t>(16, width - w), in_bytes = 8 * n;
-        const __m512i r0a = load(row0 + 8 * w, in_bytes), r0b = load(row0 + 8 * w + 64, in_bytes - 64);
-        const __m512i r1a = load(row1 + 8 * w, in_bytes), r1b = load(row1 + 8 * w + 64, in_bytes - 64);
+        // Rows of at most 8 pixels need no second load (an empty masked load cost as much as a
+        // full one).
+        const bool two = in_bytes > 64;
+        const __m512i r0a = load(row0 + 8 * w, in_bytes), r1a = load(row1 + 8 * w, in_bytes);
+        const __m512i r0b = two ? load(row0 + 8 * w + 64, in_bytes - 64) : _mm512_setzero_si512();
+        const __m512i r1b = two ? load(row1 + 8 * w + 64, in_bytes - 64) : _mm512_setzero_si512();
         const __m512i t01 = perm(r0a, lanes01, r0b), t23 = perm(r0a, lanes23, r0b);
         const __m512i u01 = perm(r1a, lanes01, r1b), u23 = perm(r1a, lanes23, r1b);
         uint8_t *o = out + 4 * w;
@@ -245,11 +278,9 @@ void space_to_depth_rows(const uint8_t *row0, int64_t row_step, uint8_t *out, in
 }
 
 // Four lane planes (in + l * plane_step) into two output rows (row1 = row0 + row_step).
-void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width,
-                         bool stream) {
-    static const Tables t;
-    const __m512i rows0 = table(t.d2s_rows[0]), rows1 = table(t.d2s_rows[1]), out0 = table(t.d2s_out[0]),
-                  out1 = table(t.d2s_out[1]);
+inline void depth_to_space_rows(const Indexes &x, const uint8_t *in, int64_t plane_step, uint8_t *row0,
+                                int64_t row_step, int64_t width, bool stream) {
+    const __m512i rows0 = x.d2s_rows[0], rows1 = x.d2s_rows[1], out0 = x.d2s_out[0], out1 = x.d2s_out[1];
     uint8_t *row1 = row0 + row_step;
     for (int64_t w = 0; w < width; w += 16) {
         const int64_t n = std::min<int64_t>(16, width - w), out_bytes = 8 * n;
@@ -263,6 +294,20 @@ void depth_to_space_rows(const uint8_t *in, int64_t plane_step, uint8_t *row0, i
         store(row1 + 8 * w, perm(u01, out0, u23), out_bytes, stream);
         store(row1 + 8 * w + 64, perm(u01, out1, u23), out_bytes - 64, stream);
     }
+}
+
+__attribute__((flatten)) void run_rows(Pattern pattern, const uint8_t *in, uint8_t *out, const Slots &s, int64_t begin,
+                                       int64_t end, bool stream) {
+    static const Tables tables;
+    const Indexes x(tables);
+    walk_rows(
+        pattern, in, out, s, begin, end, stream,
+        [&](const uint8_t *row0, int64_t row_step, uint8_t *o, int64_t plane_step, int64_t width, bool st) {
+            space_to_depth_rows(x, row0, row_step, o, plane_step, width, st);
+        },
+        [&](const uint8_t *i, int64_t plane_step, uint8_t *row0, int64_t row_step, int64_t width, bool st) {
+            depth_to_space_rows(x, i, plane_step, row0, row_step, width, st);
+        });
 }
 
 }  // namespace vbmi_loop
@@ -313,11 +358,9 @@ int run_vect_c_regroup(RegroupIsa isa, bool stream, void const *user_context, co
         return for_outer_ranges(user_context, parallel, outer_of(s, pattern.slot).total,
                                 [&](int64_t begin, int64_t end) {
                                     if (isa == RegroupIsa::Vbmi) {
-                                        run_rows(pattern, src, dst, s, begin, end, stream,
-                                                 vbmi_loop::space_to_depth_rows, vbmi_loop::depth_to_space_rows);
+                                        vbmi_loop::run_rows(pattern, src, dst, s, begin, end, stream);
                                     } else {
-                                        run_rows(pattern, src, dst, s, begin, end, stream,
-                                                 avx2_loop::space_to_depth_rows, avx2_loop::depth_to_space_rows);
+                                        avx2_loop::run_rows(pattern, src, dst, s, begin, end, stream);
                                     }
                                 });
     }

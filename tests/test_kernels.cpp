@@ -123,23 +123,27 @@ std::vector<KernelView> views_for(KernelFamily family) {
     case KernelFamily::Regroup: {
         // NCHW_VECT_C CRD 2 x 2 (runtime/vect_c_regroup.h): SpaceToDepth's slots (bw, bh, w, h,
         // lanes, groups) and DepthToSpace's (lanes, bw, w, bh, h, groups), rows of 16 pixels and
-        // with masked tails (5, 21, 45), the lanes or block rows in each of slots 3-5; then views
-        // it copies with its plain loop.
+        // with masked tails (5, 21, 45), tails of 8 (a 32-byte half stored plainly: 8, 24), the
+        // lanes or block rows in each of slots 3-5; then views it copies with its plain loop.
         std::vector<KernelView> views = {
             make_view("S2D rows of 16", {2, 2, 16, 3, 4, 2}, {4, 0, 2, 1, 3, 5}, {0, 1, 2, 3, 4, 5}),
             make_view("S2D rows of 45", {2, 2, 45, 2, 4, 3}, {4, 0, 2, 1, 3, 5}, {0, 1, 2, 3, 4, 5}),
             make_view("S2D rows of 5, lanes in slot 5", {2, 2, 5, 3, 2, 4}, {5, 0, 2, 1, 3, 4}, {0, 1, 2, 3, 5, 4}),
             make_view("S2D rows of 21, lanes in slot 3", {2, 2, 21, 4, 3, 1}, {3, 0, 2, 1, 4, 5}, {0, 1, 2, 4, 3, 5}),
+            make_view("S2D rows of 8", {2, 2, 8, 3, 4, 2}, {4, 0, 2, 1, 3, 5}, {0, 1, 2, 3, 4, 5}),
+            make_view("S2D rows of 24", {2, 2, 24, 2, 4, 1}, {4, 0, 2, 1, 3, 5}, {0, 1, 2, 3, 4, 5}),
             make_view("D2S rows of 16", {4, 2, 16, 2, 3, 2}, {1, 3, 2, 4, 0, 5}, {0, 1, 2, 3, 4, 5}),
             make_view("D2S rows of 45", {4, 2, 45, 2, 2, 3}, {1, 3, 2, 4, 0, 5}, {0, 1, 2, 3, 4, 5}),
             make_view("D2S rows of 5, block rows in slot 5", {4, 2, 5, 3, 2, 2}, {1, 5, 2, 3, 0, 4},
                       {0, 1, 2, 5, 3, 4}),
             make_view("D2S rows of 21, block rows in slot 4", {4, 2, 21, 3, 2, 1}, {1, 4, 2, 3, 0, 5},
                       {0, 1, 2, 4, 3, 5}),
+            make_view("D2S rows of 8", {4, 2, 8, 2, 3, 2}, {1, 3, 2, 4, 0, 5}, {0, 1, 2, 3, 4, 5}),
+            make_view("D2S rows of 24", {4, 2, 24, 2, 2, 1}, {1, 3, 2, 4, 0, 5}, {0, 1, 2, 3, 4, 5}),
         };
         // One channel group: the planner pads the slot (as for C = 4).
         views.push_back(with_unit_slot(views[0], 5));
-        views.push_back(with_unit_slot(views[4], 5));
+        views.push_back(with_unit_slot(views[6], 5));  // D2S rows of 16
         for (const KernelView &v : views_for(KernelFamily::General)) views.push_back(v);
         return views;
     }
@@ -308,7 +312,7 @@ TEST(RegroupKernel, EveryPathCopiesItsViewsAtEveryAlignment) {
         for (int d = 0; d < kKernelRank; d++) slots.push_back({v.extent[d], v.in_stride[d], v.out_stride[d]});
         patterns += spacedepth::detail::regroup_kind(slots) != spacedepth::detail::RegroupKind::None;
     }
-    EXPECT_EQ(patterns, 10) << "every S2D and D2S view above is the regroup's pattern";
+    EXPECT_EQ(patterns, 14) << "every S2D and D2S view above is the regroup's pattern";
     for (RegroupIsa isa : paths) {
         check_microkernel_path(regroup_on_path, 1, KernelFamily::Regroup, spacedepth::detail::regroup_isa_name(isa),
                                [&](bool stream) {

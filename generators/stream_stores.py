@@ -116,16 +116,15 @@ def x86_pieces(vbytes, nt_node):
         label = f"by{size}"
         branches.append((size - 1, 0, label, [line for start in range(0, vbytes, size) for line in piece(label, start, size)]))
         size //= 2
-    # On a word, off 16 bytes: an 8-byte head, 16-byte pieces, an 8-byte tail. On a 4-byte word,
+    # 8 bytes past 16: an 8-byte head, 16-byte pieces, an 8-byte tail. On a 4-byte word,
     # off 8 bytes (4 or 12 past 16), vectors of 32 bytes or more: a 16-byte vector would go out as
     # three MOVNTIs, and the SSE4.1 twin ran no faster than with those vectors plain (D2S and
     # S2D NCHW u8 C3 at 64 MiB, 0.59-0.70 -> 0.46-0.71 of the streaming copy; AVX2 0.62-0.65 ->
     # 0.83-0.85 for the D2S).
-    for mask, residue, label in ((7, 0, "words"), (15, 4, "dwords4"), (15, 12, "dwords12")):
-        if residue and vbytes < 32:
-            continue
-        branches.append((mask, residue, label,
-                         [line for start, n in word_pieces(residue if residue else 8) for line in piece(label, start, n)]))
+    for residue in (8, 4, 12) if vbytes >= 32 else (8,):
+        label = f"words{residue}"
+        branches.append((15, residue, label,
+                         [line for start, n in word_pieces(residue) for line in piece(label, start, n)]))
     return branches
 
 

@@ -301,10 +301,12 @@ enum class LineFit { Whole, Partial, Never };
 
 // The narrowest alignment at which the twin still streams a vector (generators/stream_stores.py):
 // the AVX2 and AVX-512 twins' as aligned pieces down to a 4-byte MOVNTI, the SSE4.1 twin's down
-// to an 8-byte one, ARM64's one STNP on an 8-byte word.
+// to an 8-byte one, ARM64's one STNP on an 8-byte word. The CPU's features and the ISA cap are
+// fixed at the first call, so this is read once.
 int64_t twin_word_bytes() {
 #if defined(__x86_64__) || defined(_M_X64)
-    return cpu_has_feature("avx2") ? 4 : 8;
+    static const int64_t bytes = cpu_has_feature("avx2") ? 4 : 8;
+    return bytes;
 #else
     return 8;
 #endif

@@ -63,9 +63,6 @@ constexpr double kWindowCost = 3, kScalarByteCost = 2, kRowCost = 10;
 // A vector shorter than the instruction set's, stored in pieces (8, 4, 2 and 1 bytes).
 constexpr double kPieceCost = 3;
 
-// The vectors of a window whose output bytes come from input offsets `offsets`, their
-// instruction count and the end of their loads; false where a vector needs more chunks than the
-// instruction set's tables hold.
 // Whether every 16-byte lane of the vector at `start` takes its bytes from within 16 input bytes.
 bool lanes_within_16(const std::vector<int64_t> &offsets, int64_t start, int bytes) {
     for (int lane = 0; 16 * lane < bytes; lane++) {
@@ -76,82 +73,126 @@ bool lanes_within_16(const std::vector<int64_t> &offsets, int64_t start, int byt
     return true;
 }
 
-bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, std::vector<ShuffleVector> *vectors,
-                   double *cost, int64_t *read_end) {
+// The vector of output bytes [start, start + bytes) of a window, its instruction count and the
+// end of its loads; false where its input bytes need more chunks than the set's tables hold.
+bool build_vector(const std::vector<int64_t> &offsets, int64_t start, int bytes, ShuffleIsa isa, ShuffleVector *out,
+                  double *cost, int64_t *read_end) {
     const int vector_bytes = vector_bytes_of(isa);
     const int max_chunks = isa == ShuffleIsa::Vbmi ? kMaxShuffleChunks : 4;
+    if (bytes < 1 || bytes > vector_bytes) return false;
+    ShuffleVector &v = *out;
+    v = ShuffleVector();
+    v.out_offset = start;
+    v.bytes = bytes;
+    int64_t sorted[64];
+    std::copy(offsets.begin() + start, offsets.begin() + start + v.bytes, sorted);
+    std::sort(sorted, sorted + v.bytes);
+    const int64_t lowest = sorted[0], span = sorted[v.bytes - 1] - lowest + 1;
+    const bool partial = v.bytes < vector_bytes;
+    double vector_cost = 0;
+    int64_t end = 0;
+    if (isa == ShuffleIsa::Vbmi && span <= 128) {
+        // One or two 64-byte loads from the lowest byte, one VPERMB or VPERMT2B.
+        v.span_tables = span <= 64 ? 1 : 2;
+        v.chunk_offset[0] = lowest;
+        for (int t = 0; t < v.bytes; t++) v.index[0][t] = static_cast<uint8_t>(offsets[start + t] - lowest);
+        vector_cost = v.span_tables + 2;
+        end = lowest + 64 * v.span_tables;
+    } else if (isa == ShuffleIsa::Avx2 && lanes_within_16(offsets, start, v.bytes)) {
+        // One 16-byte load per lane (one 32-byte load where the two are consecutive), one PSHUFB.
+        v.lane_loads = true;
+        v.chunks = (v.bytes + 15) / 16;
+        for (int lane = 0; lane < v.chunks; lane++) {
+            const auto first = offsets.begin() + start + 16 * lane;
+            const int n = std::min(16, v.bytes - 16 * lane);
+            v.chunk_offset[lane] = *std::min_element(first, first + n);
+            for (int t = 0; t < n; t++) {
+                v.index[0][16 * lane + t] = static_cast<uint8_t>(first[t] - v.chunk_offset[lane]);
+            }
+            end = std::max(end, v.chunk_offset[lane] + kShuffleChunkBytes);
+        }
+        const bool one_load = v.chunks == 1 || v.chunk_offset[1] == v.chunk_offset[0] + kShuffleChunkBytes;
+        vector_cost = (one_load ? 1 : 3) + 2;  // loads (and the insert), the PSHUFB, the store
+    } else {
+        // Chunks from the lowest offset not yet covered: the fewest 16-byte loads that cover all.
+        for (int i = 0; i < v.bytes; i++) {
+            if (v.chunks > 0 && sorted[i] < v.chunk_offset[v.chunks - 1] + kShuffleChunkBytes) continue;
+            if (v.chunks == max_chunks) return false;
+            v.chunk_offset[v.chunks++] = sorted[i];
+        }
+        auto chunk_of = [&](int64_t offset) {
+            int c = 0;
+            while (c + 1 < v.chunks && offset >= v.chunk_offset[c + 1]) c++;
+            return c;
+        };
+        const bool per_chunk_controls = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3;
+        if (per_chunk_controls) std::memset(v.index, 0x80, sizeof v.index);
+        for (int t = 0; t < v.bytes; t++) {
+            const int64_t offset = offsets[start + t];
+            const int c = chunk_of(offset);
+            const auto within = static_cast<uint8_t>(offset - v.chunk_offset[c]);
+            if (per_chunk_controls) {
+                v.index[c][t] = within;
+            } else {
+                v.index[0][t] = static_cast<uint8_t>(c * kShuffleChunkBytes + within);
+            }
+        }
+        end = v.chunk_offset[v.chunks - 1] + kShuffleChunkBytes;
+        if (isa == ShuffleIsa::Vbmi) {
+            vector_cost = 2 * v.chunks + 1;  // a load and an insert per chunk, the permute, the store
+        } else {
+            vector_cost = isa == ShuffleIsa::Neon ? v.chunks + 2 : 3 * v.chunks;  // loads, lookups, ORs, store
+        }
+    }
+    if (partial && isa != ShuffleIsa::Vbmi) vector_cost += kPieceCost;  // VBMI: a masked store
+    *cost = vector_cost;
+    *read_end = end;
+    return true;
+}
+
+// The vectors of a window whose output bytes come from input offsets `offsets`, their
+// instruction count and the end of their loads; false where a window needs more chunks than the
+// instruction set's tables hold. A vector whose input bytes spread past the tables is cut short,
+// to no less than half the set's width, in windows of whole dims (`cut_short`): D2S NHWC CRD u8
+// C3 pixels reach 131 input bytes in 64 output bytes, and at 54 bytes a whole output row of 108
+// is two vectors, so the windows can take whole rows and step along the next dim instead of
+// paying the row loop twice a row. Windows of part of a dim in cut vectors ran slower than the
+// single-vector windows they displaced (S2D NCHW DCR u8 C64 at 4 KiB: 2 half vectors, 1.2x the
+// time on VBMI, 1.4x on AVX2; AMD EPYC Zen 4).
+bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, bool cut_short,
+                   std::vector<ShuffleVector> *vectors, double *cost, int64_t *read_end) {
+    const int vector_bytes = vector_bytes_of(isa);
     const int64_t window_bytes = static_cast<int64_t>(offsets.size());
     vectors->clear();
     *cost = kWindowCost;
     *read_end = 0;
-    for (int64_t start = 0; start < window_bytes; start += vector_bytes) {
+    for (int64_t start = 0; start < window_bytes;) {
         ShuffleVector v;
-        v.out_offset = start;
-        v.bytes = static_cast<int>(std::min<int64_t>(vector_bytes, window_bytes - start));
-        int64_t sorted[64];
-        std::copy(offsets.begin() + start, offsets.begin() + start + v.bytes, sorted);
-        std::sort(sorted, sorted + v.bytes);
-        const int64_t lowest = sorted[0], span = sorted[v.bytes - 1] - lowest + 1;
-        const bool partial = v.bytes < vector_bytes;
         double vector_cost = 0;
         int64_t end = 0;
-        if (isa == ShuffleIsa::Vbmi && span <= 128) {
-            // One or two 64-byte loads from the lowest byte, one VPERMB or VPERMT2B.
-            v.span_tables = span <= 64 ? 1 : 2;
-            v.chunk_offset[0] = lowest;
-            for (int t = 0; t < v.bytes; t++) v.index[0][t] = static_cast<uint8_t>(offsets[start + t] - lowest);
-            vector_cost = v.span_tables + 2;
-            end = lowest + 64 * v.span_tables;
-        } else if (isa == ShuffleIsa::Avx2 && lanes_within_16(offsets, start, v.bytes)) {
-            // One 16-byte load per lane (one 32-byte load where the two are consecutive), one PSHUFB.
-            v.lane_loads = true;
-            v.chunks = (v.bytes + 15) / 16;
-            for (int lane = 0; lane < v.chunks; lane++) {
-                const auto first = offsets.begin() + start + 16 * lane;
-                const int n = std::min(16, v.bytes - 16 * lane);
-                v.chunk_offset[lane] = *std::min_element(first, first + n);
-                for (int t = 0; t < n; t++) {
-                    v.index[0][16 * lane + t] = static_cast<uint8_t>(first[t] - v.chunk_offset[lane]);
-                }
-                end = std::max(end, v.chunk_offset[lane] + kShuffleChunkBytes);
+        const int bytes = static_cast<int>(std::min<int64_t>(vector_bytes, window_bytes - start));
+        if (!build_vector(offsets, start, bytes, isa, &v, &vector_cost, &end)) {
+            if (!cut_short) return false;
+            // A prefix of a vector that fits fits too: the longest, by bisection.
+            int fits = std::min(bytes, vector_bytes / 2), fails = bytes;
+            if (!build_vector(offsets, start, fits, isa, &v, &vector_cost, &end)) return false;
+            while (fails - fits > 1) {
+                const int mid = (fits + fails) / 2;
+                (build_vector(offsets, start, mid, isa, &v, &vector_cost, &end) ? fits : fails) = mid;
             }
-            const bool one_load = v.chunks == 1 || v.chunk_offset[1] == v.chunk_offset[0] + kShuffleChunkBytes;
-            vector_cost = (one_load ? 1 : 3) + 2;  // loads (and the insert), the PSHUFB, the store
-        } else {
-            // Chunks from the lowest offset not yet covered: the fewest 16-byte loads that cover all.
-            for (int i = 0; i < v.bytes; i++) {
-                if (v.chunks > 0 && sorted[i] < v.chunk_offset[v.chunks - 1] + kShuffleChunkBytes) continue;
-                if (v.chunks == max_chunks) return false;
-                v.chunk_offset[v.chunks++] = sorted[i];
-            }
-            auto chunk_of = [&](int64_t offset) {
-                int c = 0;
-                while (c + 1 < v.chunks && offset >= v.chunk_offset[c + 1]) c++;
-                return c;
-            };
-            const bool per_chunk_controls = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3;
-            if (per_chunk_controls) std::memset(v.index, 0x80, sizeof v.index);
-            for (int t = 0; t < v.bytes; t++) {
-                const int64_t offset = offsets[start + t];
-                const int c = chunk_of(offset);
-                const auto within = static_cast<uint8_t>(offset - v.chunk_offset[c]);
-                if (per_chunk_controls) {
-                    v.index[c][t] = within;
-                } else {
-                    v.index[0][t] = static_cast<uint8_t>(c * kShuffleChunkBytes + within);
-                }
-            }
-            end = v.chunk_offset[v.chunks - 1] + kShuffleChunkBytes;
-            if (isa == ShuffleIsa::Vbmi) {
-                vector_cost = 2 * v.chunks + 1;  // a load and an insert per chunk, the permute, the store
-            } else {
-                vector_cost = isa == ShuffleIsa::Neon ? v.chunks + 2 : 3 * v.chunks;  // loads, lookups, ORs, store
-            }
+            build_vector(offsets, start, fits, isa, &v, &vector_cost, &end);
         }
-        if (partial && isa != ShuffleIsa::Vbmi) vector_cost += kPieceCost;  // VBMI: a masked store
+        // A short vector that the window's later vectors (run after it) cover past its end is
+        // stored whole on the sets whose partial stores go in pieces.
+        const bool pieces = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3 || isa == ShuffleIsa::Neon;
+        if (pieces && v.bytes < vector_bytes && start + vector_bytes <= window_bytes) {
+            v.store_whole = true;
+            vector_cost -= kPieceCost;
+        }
         *cost += vector_cost;
         *read_end = std::max(*read_end, end);
         vectors->push_back(v);
+        start += v.bytes;
     }
     return true;
 }
@@ -179,7 +220,7 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
     for (int64_t run = 1; dense < dims.size() && dims[dense].out_stride == run; dense++) run *= dims[dense].extent;
     if (dense == 0) return nullptr;
     const int vector_bytes = vector_bytes_of(isa);
-    const int64_t max_window = 4 * vector_bytes;
+    const int64_t max_window = std::max(4 * vector_bytes, 256);
 
     // Each candidate window: dims 0..j-1 whole and m consecutive indices of dim j. The cost of a
     // row (dim j and the dims below it) per byte ranks them.
@@ -203,13 +244,15 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
                 }
                 offsets[static_cast<size_t>(t)] = offset + rest * dims[j].in_stride;
             }
-            double window_cost = kWindowCost + kScalarByteCost * static_cast<double>(window);
-            int64_t read_end = 0;
-            if (isa != ShuffleIsa::Scalar && !build_vectors(offsets, isa, &vectors, &window_cost, &read_end)) continue;
-            if (isa == ShuffleIsa::Scalar) vectors.clear();
             // A window of whole dims steps along the next dim, whatever its strides: rows of one
             // window each would pay the row loop per window.
             const bool whole = m == extent && j + 1 < dims.size();
+            double window_cost = kWindowCost + kScalarByteCost * static_cast<double>(window);
+            int64_t read_end = 0;
+            if (isa != ShuffleIsa::Scalar && !build_vectors(offsets, isa, whole, &vectors, &window_cost, &read_end)) {
+                continue;
+            }
+            if (isa == ShuffleIsa::Scalar) vectors.clear();
             const size_t step_dim = whole ? j + 1 : j;
             const int64_t windows = whole ? dims[step_dim].extent : extent / m, tail = whole ? 0 : extent % m;
             const int64_t out_step = whole ? dims[step_dim].out_stride : window;
@@ -223,6 +266,7 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             program->window_bytes = window;
             program->vectors = vectors;
             program->byte_offset = offsets;
+            program->read_begin = *std::min_element(offsets.begin(), offsets.end());
             program->read_end = read_end;
             program->windows = windows;
             program->window_in_step = whole ? dims[step_dim].in_stride : m * dims[j].in_stride;
@@ -244,9 +288,10 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
         const std::vector<int64_t> tail_offsets(
             program->byte_offset.begin(), program->byte_offset.begin() + program->tail_units * program->unit_bytes);
         double tail_cost = 0;
-        if (!build_vectors(tail_offsets, isa, &program->tail_vectors, &tail_cost, &program->tail_read_end)) {
+        if (!build_vectors(tail_offsets, isa, false, &program->tail_vectors, &tail_cost, &program->tail_read_end)) {
             program->tail_vectors.clear();
         }
+        program->tail_read_begin = *std::min_element(tail_offsets.begin(), tail_offsets.end());
     }
     program->isa = isa;
     program->vector_bytes = vector_bytes;
@@ -267,6 +312,38 @@ void with_chunk_count(int chunks, F &&f) {
     default: f(std::integral_constant<int, 4>()); return;
     }
 }
+
+// The input's last bytes, copied into an L1 buffer and followed there by zeros, for the windows
+// (and tails) whose vector loads would pass the input's end: they load from the copy instead, at
+// the same offsets from their image of the base. A window whose loads span at most `span` bytes
+// from its first byte (a byte of the input) and end past in_end starts less than `span` before
+// in_end, so one copy of the input's last `span` bytes, made when a walk first needs it, serves
+// every such window: D2S NHWC CRD u8 C3 at 4 KiB (the last of a row of 18 windows of 216
+// bytes) ran 224 ns a call with that window byte by byte, 206 with a copy per window (AMD EPYC
+// Zen 4, a scratch harness).
+class InputEndCopy {
+public:
+    static constexpr int64_t kMaxSpan = 1024;
+    InputEndCopy(const uint8_t *in_begin, const uint8_t *in_end, int64_t span)
+        : in_end_(in_end), begin_(in_end - std::min(span, in_end - in_begin)), span_(span) {}
+    // Where `base`, whose windows load from at or after in_end - span, lies in the copy.
+    const uint8_t *image_of(const uint8_t *base) {
+        if (!copied_) {
+            const auto have = static_cast<size_t>(in_end_ - begin_);
+            std::memcpy(buffer_, begin_, have);
+            std::memset(buffer_ + have, 0, static_cast<size_t>(span_));
+            copied_ = true;
+        }
+        return reinterpret_cast<const uint8_t *>(reinterpret_cast<uintptr_t>(buffer_) +
+                                                 static_cast<uintptr_t>(base - begin_));
+    }
+
+private:
+    const uint8_t *in_end_, *begin_;
+    int64_t span_;
+    bool copied_ = false;
+    alignas(64) uint8_t buffer_[2 * kMaxSpan];
+};
 
 // The streaming walk moves whole cache lines: stream_line(dst, src) stores one 64-byte line, both
 // addresses on a line, with the set's non-temporal stores; stream_fence() orders them.
@@ -519,20 +596,20 @@ bool shuffle_streams(const ShuffleProgram &p) {
     return p.isa != ShuffleIsa::Scalar && p.window_out_step == p.window_bytes;
 }
 
-int run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end, bool stream,
-                bool parallel, void *user_context) {
+int run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_begin,
+                const uint8_t *in_end, bool stream, bool parallel, void *user_context) {
     stream = stream && shuffle_streams(program);
     const int64_t rows = shuffle_rows_per_fragment(program) * std::max<int64_t>(1, program.fragments.size());
     return for_outer_ranges(user_context, parallel, rows, [&](int64_t begin, int64_t end) {
         switch (program.isa) {
 #if defined(__x86_64__)
-        case ShuffleIsa::Vbmi: vbmi_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
-        case ShuffleIsa::Avx2: avx2_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
-        case ShuffleIsa::Ssse3: ssse3_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
+        case ShuffleIsa::Vbmi: vbmi_loop::run_rows(program, in, out, in_begin, in_end, begin, end, stream); return;
+        case ShuffleIsa::Avx2: avx2_loop::run_rows(program, in, out, in_begin, in_end, begin, end, stream); return;
+        case ShuffleIsa::Ssse3: ssse3_loop::run_rows(program, in, out, in_begin, in_end, begin, end, stream); return;
 #elif defined(__aarch64__)
-        case ShuffleIsa::Neon: neon_loop::run_rows(program, in, out, in_end, begin, end, stream); return;
+        case ShuffleIsa::Neon: neon_loop::run_rows(program, in, out, in_begin, in_end, begin, end, stream); return;
 #endif
-        default: scalar_loop::run_rows(program, in, out, in_end, begin, end, false); return;
+        default: scalar_loop::run_rows(program, in, out, in_begin, in_end, begin, end, false); return;
         }
     });
 }

@@ -37,6 +37,9 @@ struct ShuffleVector {
     // AVX2: where each 128-bit lane's input bytes lie within 16 bytes, the lane is one 16-byte
     // load at chunk_offset[lane] and the vector one PSHUFB with index[0] as its control.
     bool lane_loads = false;
+    // AVX2, SSSE3 and NEON: a vector shorter than the set's that stores the set's whole width,
+    // past its bytes, where its window's later vectors (run after it) write them.
+    bool store_whole = false;
     // VBMI and NEON: one index per output byte, chunk * 16 + byte. AVX2 and SSSE3: per chunk a
     // PSHUFB control, the byte within the chunk or 0x80 for bytes another chunk supplies.
     alignas(64) uint8_t index[4][64] = {};
@@ -55,9 +58,11 @@ struct ShuffleProgram {
     // The tail's units as one part-window (the first tail_units * unit_bytes bytes of a window),
     // with its own read end; empty where it is copied byte by byte.
     std::vector<ShuffleVector> tail_vectors;
-    int64_t tail_read_end = 0;
+    int64_t tail_read_begin = 0, tail_read_end = 0;
     std::vector<int64_t> byte_offset;  // per output byte of a window, its input offset from the base
-    int64_t read_end = 0;              // bytes past the base that a window's vector loads reach
+    // The input bytes a window's vector loads reach, from the base: from its lowest byte to
+    // read_end. A window whose loads would pass the input's end runs on a copy of them.
+    int64_t read_begin = 0, read_end = 0;
     int64_t windows = 0, window_in_step = 0, window_out_step = 0;
     // Windows [0, whole_windows) of a row store their one vector whole (AVX2, SSSE3, NEON), past
     // the window's bytes: the row's later windows and tail overwrite it. With plain stores only.
@@ -89,12 +94,12 @@ inline int64_t shuffle_rows_per_fragment(const ShuffleProgram &p) {
 // writes is whole output bytes. Other programs run with plain stores whatever the plan says.
 bool shuffle_streams(const ShuffleProgram &p);
 
-// Runs the program from the bases (the origin of each tensor); in_end is one past the input's
-// highest byte, which no load may pass. `stream`: whole output lines go out with non-temporal
+// Runs the program from the bases (the origin of each tensor); [in_begin, in_end) are the
+// input's bytes, whose end no load may pass. `stream`: whole output lines go out with non-temporal
 // stores through an L1 buffer, fenced before the call (each task) returns, where
 // shuffle_streams(); `parallel`: the rows split into tasks on Halide's thread pool. Halide's
 // return code (non-zero only where the pool fails a task).
-int run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_end,
-                bool stream = false, bool parallel = false, void *user_context = nullptr);
+int run_shuffle(const ShuffleProgram &program, const uint8_t *in, uint8_t *out, const uint8_t *in_begin,
+                const uint8_t *in_end, bool stream = false, bool parallel = false, void *user_context = nullptr);
 
 }  // namespace spacedepth::detail

@@ -106,9 +106,9 @@ Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel 
         const uint8_t *in_bytes = static_cast<const uint8_t *>(in);
         if (plan.parallel) ensure_pool_threads(p.threads);
         ErrorSink sink;
-        const int rc =
-            run_shuffle(*plan.shuffle, in_bytes + plan.in_offset, static_cast<uint8_t *>(out) + plan.out_offset,
-                        in_bytes + p.in_low_bytes + p.in_span_bytes, plan.stream, plan.parallel, &sink);
+        const int rc = run_shuffle(*plan.shuffle, in_bytes + plan.in_offset,
+                                   static_cast<uint8_t *>(out) + plan.out_offset, in_bytes + p.in_low_bytes,
+                                   in_bytes + p.in_low_bytes + p.in_span_bytes, plan.stream, plan.parallel, &sink);
         if (rc != 0) {
             return error(SD_ERROR_KERNEL, "the shuffle microkernel's parallel loop failed with code " +
                                               std::to_string(rc) + ": " + sink.message);

@@ -509,6 +509,15 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
     const int64_t w = plan.width, d0_bytes = d0.extent * w, step0 = magnitude(d0.in_stride);
     if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16 && !plan.parallel) return ShuffleRule::Tiny;
+    // Short runs (slot 0 contiguous, under 16 bytes: NHWC DCR pixels of a few channels) up to
+    // four times that: at 4 KiB the ladder's rows of 6-byte runs ran D2S NHWC DCR u8 C3 at
+    // 0.10-0.12 of memcpy, the shuffle's windows of whole rows at 0.22-0.26 (S2D 0.12 -> 0.26;
+    // AMD EPYC Zen 4, VBMI; the AVX2 path the same with either). These two were the only rows of
+    // the matrix at 4 KiB that this moved; shuffle_max_bytes itself at 8 KiB also moved rows the
+    // ladder runs well, up to 2.7x slower (bench/ANALYSIS.md).
+    if (p.bytes < 4 * points.shuffle_max_bytes && d0.in_stride == 1 && d0_bytes < 16 && !plan.parallel) {
+        return ShuffleRule::Tiny;
+    }
     // Past the last-level cache, where the ladder's plan is parallel and streams, the shuffle
     // takes it with streaming stores, in tasks. On 2 threads at 64 MiB it beat the ladder in two
     // runs of a scratch harness (of the streaming copy's rate; NHWC CRD: D2S u8 C3 0.60-0.63 ->

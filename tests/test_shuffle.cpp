@@ -8,6 +8,7 @@
 #include "runtime/block_shuffle.h"
 #include "runtime/execute.h"
 #include "runtime/plan.h"
+#include "runtime/switch_points.h"
 #include "tests/harness.h"
 
 #include <gtest/gtest.h>
@@ -231,6 +232,35 @@ TEST(Shuffle, AChosenShufflePlanRunsTheFamily) {
         ASSERT_EQ(compare(got, expected_output(p, in, out)), "") << "call " << i << ": " << how;
     }
     EXPECT_GT(shuffled, 40);
+}
+
+// The rules take the short runs of NHWC DCR pixels (slot 0 a contiguous run under 16 bytes) in
+// serial calls under four times shuffle_max_bytes on the paths measured (AVX-512 VBMI, AVX2), and
+// leave them to the ladder above; either way the output is the reference's.
+TEST(Shuffle, TheRulesTakeShortRunsOfSmallTensors) {
+    const ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
+    const int64_t limit = 4 * spacedepth::detail::switch_points().shuffle_max_bytes;
+    for (int64_t side : {int64_t{18}, int64_t{40}}) {
+        const Call c{{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 12, side, side}};
+        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
+        TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
+        fill_unique(in, 3);
+        spacedepth::detail::Problem problem;
+        const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
+        ASSERT_TRUE(spacedepth::detail::validate(as_c(c.p, in.tensor.dims.ndim()), cin, cout, &problem).ok());
+        spacedepth::detail::View view;
+        ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
+        const spacedepth::detail::KernelPlan plan =
+            spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, nullptr);
+        const std::string how = spacedepth::detail::describe_plan(plan);
+        const bool measured_path = isa == ShuffleIsa::Vbmi || isa == ShuffleIsa::Avx2;
+        EXPECT_EQ(plan.family == spacedepth::KernelFamily::Shuffle, measured_path && problem.bytes < limit)
+            << problem.bytes << " bytes: " << how;
+        TestTensor got = out;
+        got.rebase();
+        ASSERT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());
+        ASSERT_EQ(compare(got, expected_output(c.p, in, out)), "") << how;
+    }
 }
 
 }  // namespace

@@ -60,6 +60,11 @@ int vector_bytes_of(ShuffleIsa isa) {
 // Instructions per window beyond its vectors (the loop, the bound check), and per byte copied by
 // the scalar loop; with each vector's count below they rank the windows (block_shuffle.h).
 constexpr double kWindowCost = 3, kScalarByteCost = 2, kRowCost = 10;
+// The sets whose partial stores go in pieces (8, 4, 2 and 1 bytes); VBMI's are one masked store.
+bool stores_in_pieces(ShuffleIsa isa) {
+    return isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3 || isa == ShuffleIsa::Neon;
+}
+
 // Per row, each vector's loop over the row's windows (its tables' loads, the loop's entry and
 // exit), in the ranking only: the rules' cost bounds were measured without it. Without it the
 // ranking took windows of twice the vectors and half the windows a row, which ran slower (AVX2,
@@ -191,8 +196,7 @@ bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, bool cut
         }
         // A short vector that the window's later vectors (run after it) cover past its end is
         // stored whole on the sets whose partial stores go in pieces.
-        const bool pieces = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3 || isa == ShuffleIsa::Neon;
-        if (pieces && v.bytes < vector_bytes && start + vector_bytes <= window_bytes) {
+        if (stores_in_pieces(isa) && v.bytes < vector_bytes && start + vector_bytes <= window_bytes) {
             v.store_whole = true;
             vector_cost -= kPieceCost;
         }
@@ -211,8 +215,8 @@ bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, bool cut
 int64_t whole_vector_windows(ShuffleIsa isa, const std::vector<ShuffleVector> &vectors, int64_t window_bytes,
                              int64_t out_step, int64_t windows, int64_t tail_bytes) {
     const int vector_bytes = vector_bytes_of(isa);
-    const bool pieces = isa == ShuffleIsa::Avx2 || isa == ShuffleIsa::Ssse3 || isa == ShuffleIsa::Neon;
-    if (!pieces || vectors.size() != 1 || window_bytes >= vector_bytes || out_step != window_bytes) return 0;
+    if (!stores_in_pieces(isa) || vectors.size() != 1 || window_bytes >= vector_bytes || out_step != window_bytes)
+        return 0;
     const int64_t row_bytes = windows * window_bytes + tail_bytes;
     if (row_bytes < vector_bytes) return 0;
     return std::min(windows, (row_bytes - vector_bytes) / window_bytes + 1);
@@ -275,7 +279,6 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             program->window_bytes = window;
             program->vectors = vectors;
             program->byte_offset = offsets;
-            program->read_begin = *std::min_element(offsets.begin(), offsets.end());
             program->read_end = read_end;
             program->windows = windows;
             program->window_in_step = whole ? dims[step_dim].in_stride : m * dims[j].in_stride;
@@ -292,6 +295,7 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
         }
     }
     if (best < 0) return nullptr;
+    program->read_begin = *std::min_element(program->byte_offset.begin(), program->byte_offset.end());
     if (program->tail_units > 0 && !program->vectors.empty()) {
         // The tail as the first bytes of a window: the same offsets, fewer of them.
         const std::vector<int64_t> tail_offsets(

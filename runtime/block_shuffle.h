@@ -5,7 +5,8 @@
 // vector, built when the plan is made, serves every window: each output vector is one table
 // lookup over up to kMaxShuffleChunks 16-byte chunks of the input (VPERMB / VPERMT2B with AVX-512
 // VBMI, a PSHUFB per chunk with AVX2 and SSSE3, TBL on NEON), and a scalar loop over the same
-// offsets where no vector ISA is present, or where a chunk would read past the input.
+// offsets where no vector ISA is present. Windows whose loads would read past the input load
+// from a copy of its last bytes, or go through the scalar loop where they are short.
 #pragma once
 
 #include "runtime/small_vector.h"
@@ -56,7 +57,7 @@ struct ShuffleProgram {
     int64_t window_bytes = 0;
     std::vector<ShuffleVector> vectors;
     // The tail's units as one part-window (the first tail_units * unit_bytes bytes of a window),
-    // with its own read end; empty where it is copied byte by byte.
+    // with its own loads' reach; empty where it is copied byte by byte.
     std::vector<ShuffleVector> tail_vectors;
     int64_t tail_read_begin = 0, tail_read_end = 0;
     std::vector<int64_t> byte_offset;  // per output byte of a window, its input offset from the base

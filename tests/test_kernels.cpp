@@ -104,6 +104,7 @@ std::vector<KernelView> views_for(KernelFamily family) {
     case KernelFamily::Tile: {
         // The transpose family's views, then tiles of 16 and 8 with overlapped last tiles along
         // each dim (22 = 16 + 8, 30 = 16 + 16, 9-15 = 8 + 8), whole tiles in planes 2^k apart,
+        // input planes walked 16 at a time (slot 0 of 32 and 48 stepping over them),
         // and views the tiles do not take (a plane under 8 x 8, an output not dense along slot
         // 0), which its scalar loop copies.
         std::vector<KernelView> views = views_for(KernelFamily::Transpose);
@@ -112,6 +113,7 @@ std::vector<KernelView> views_for(KernelFamily family) {
                  make_view("tiles of 8", {9, 15, 3, 1, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
                  make_view("fused D2S pixel rows", {32, 40, 2, 3, 1, 1}, {1, 3, 0, 2, 4, 5}, {0, 2, 1, 3, 4, 5}),
                  make_view("fused S2D planes", {48, 32, 2, 3, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 3, 1, 2, 4, 5}),
+                 make_view("fused D2S planes by 16", {48, 20, 2, 2, 1, 1}, {1, 3, 2, 0, 4, 5}, {0, 1, 2, 3, 4, 5}),
                  make_view("plane of 8 x 8", {8, 8, 2, 2, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
                  make_view("plane under 8", {7, 20, 2, 1, 1, 1}, {1, 0, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}),
              }) {

@@ -481,7 +481,7 @@ namespace {
 //   tiny: a serial tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
 //   the views below, where the shuffle's program costs at most max_shuffle_cost() a byte: in
 //   cache (under stream_min_bytes) serial ones, beyond it parallel ones from
-//   stream_parallel_min_bytes and serial DepthToSpace pixels of bytes, streaming where its rows
+//   stream_parallel_min_bytes and serial pixel transposes of bytes, streaming where its rows
 //   are dense (shuffle_streams):
 //     planes interleaved: a block digit gathered from planes whose rows (slot 1, contiguous in
 //     the input) are narrower than the ladder's narrowest block vector, so its scalar row would
@@ -522,12 +522,14 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     // takes it with streaming stores, in tasks. On 2 threads at 64 MiB it beat the ladder in two
     // runs of a scratch harness (of the streaming copy's rate; NHWC CRD: D2S u8 C3 0.60-0.63 ->
     // 0.79-0.82, S2D u8 C3 0.63-0.64 -> 0.73-0.76, u8 C6 0.54-0.56 -> 0.78-0.79, f32 C3 0.65-0.73
-    // -> 0.80-0.86; D2S f32 C3 0.83-0.86 -> 0.73-0.88). On 1 thread only the DepthToSpace pixels
-    // of bytes, which the ladder cannot widen, won: D2S u8 C3 in 6 of 7 runs (0.45-0.50 -> 0.55-0.65;
+    // -> 0.80-0.86; D2S f32 C3 0.83-0.86 -> 0.73-0.88). On 1 thread only the pixels of bytes,
+    // which the ladder cannot widen, won: D2S u8 C3 in 6 of 7 runs (0.45-0.50 -> 0.55-0.65;
     // one run 0.50 -> 0.45; in make bench 0.39 -> 0.39, 0.65 -> 0.68 of memcpy, the runs' DRAM
-    // 10 % apart); S2D u8 C3 did not (0.48-0.52 -> 0.39-0.52), and the ladder's u32
-    // twin kept f32 C3 ahead. With plain stores it lost (S2D NHWC CRD u8 and f32 C3 at 64 MiB:
-    // 0.43 and 0.49 of memcpy, the ladder 0.73 and 1.0). AMD EPYC VM, best of 2 x 3 calls.
+    // 10 % apart), and, once the windows held whole rows, the SpaceToDepth ones (the two plans
+    // alternating in one process, 9 rounds, median time ratio: S2D u8 C6 0.66-0.85 in 6 of 7 runs,
+    // one 1.04, AVX2 path 0.64-0.71; u8 C3 0.93-1.02, AVX2 0.88-1.12); the ladder's u32 twin kept
+    // f32 C3 ahead. With plain stores it lost (S2D NHWC CRD u8 and f32 C3 at 64 MiB: 0.43 and
+    // 0.49 of memcpy, the ladder 0.73 and 1.0). AMD EPYC VM, best of 2 x 3 calls.
     const bool beyond_cache = p.bytes >= points.stream_min_bytes;
     if (plan.parallel && (!beyond_cache || p.bytes < points.stream_parallel_min_bytes)) return ShuffleRule::None;
     // Planes: slot 0 steps over whole rows of slot 1. Deinterleaves: by 2 to 8, the ladder's
@@ -540,7 +542,7 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
     if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
     if (beyond_cache) {
-        const bool serial_pixels = pixel_transpose && w == 1 && p.op == SD_DEPTH_TO_SPACE;
+        const bool serial_pixels = pixel_transpose && w == 1;
         return plan.parallel || serial_pixels ? ShuffleRule::Streaming : ShuffleRule::None;
     }
     return pixel_transpose ? ShuffleRule::PixelsIfCheap : ShuffleRule::IfCheap;

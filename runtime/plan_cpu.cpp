@@ -489,7 +489,9 @@ namespace {
 //     short deinterleaves: slot 0 steps 2-8 elements and is no longer than the narrowest row
 //     vector: NCHW SpaceToDepth of such planes, NHWC SpaceToDepth CRD of 3-6 u8 channels;
 //     pixel transposes: slot 0 gathers at most 4 elements at most 12 bytes apart: NHWC
-//     DepthToSpace CRD of 3 u8 channels.
+//     DepthToSpace CRD of 3 u8 channels;
+//     chunk gathers (in cache, from kChunkGatherMinBytes): slot 0 one 16-byte run, slot 1
+//     stepping elsewhere: NHWC CRD of 16-byte elements.
 // Measured with a scratch harness on the matrix and the model shapes, 1 KiB-2 MiB (2-core AMD
 // EPYC Zen 4, 1 thread; per row the geometric mean of two runs, the ladder's plan against the
 // shuffle's on the same call). AVX-512 VBMI: tiny, 41 of 43 rows faster at 1 KiB (up to 32x; one
@@ -500,6 +502,7 @@ namespace {
 // rows that ran slower (NCHW_VECT_C CRD i8 C16 from 16 KiB, 0.44-0.91x); the ladder's runs (NHWC
 // DCR, 0.5-1.0x), wide gathers (NHWC CRD C16-C64, 0.1-0.7x) and longer rows stay with it.
 enum class ShuffleRule { None, Tiny, IfCheap, PixelsIfCheap, Streaming };
+constexpr int64_t kChunkGatherMinBytes = 8 << 10;
 ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
     // Only over the Halide ladder's plans: the transposes' and the other microkernels' stay (the
     // AVX2 path's D2S NCHW_VECT_C CRD i8 C16 ran 0.12 of memcpy at 128 KiB on the shuffle, 0.63 on
@@ -540,6 +543,14 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const bool short_deinterleave =
         step0 > 1 && step0 <= 8 && d1.in_stride != 1 && d0_bytes <= ladder::x86_narrowest_row_bytes(plan.width);
     const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
+    // Chunk gathers: slot 0 one contiguous run of 16 bytes, slot 1 stepping elsewhere (NHWC CRD of
+    // 16-byte elements), four chunks to a VBMI vector, two to an AVX2 one. In cache from
+    // kChunkGatherMinBytes: S2D NHWC CRD c128 C3 b2 1.23-1.34x the ladder's rate at 6 KiB-2 MiB on
+    // VBMI, 1.07-1.16x at 9 KiB-2 MiB on AVX2; 0.93-0.97x at 3 KiB, and on AVX2 up to 7 KiB (the
+    // two plans alternating in one process, 21-31 rounds, AMD EPYC VM). The matrix's only such
+    // row.
+    const bool chunk_gather = d0.in_stride == 1 && d0_bytes == 16 && d1.in_stride != d0.extent;
+    if (chunk_gather && !beyond_cache && p.bytes >= kChunkGatherMinBytes) return ShuffleRule::IfCheap;
     if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
     if (beyond_cache) {
         const bool serial_pixels = pixel_transpose && w == 1;

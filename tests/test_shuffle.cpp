@@ -263,4 +263,39 @@ TEST(Shuffle, TheRulesTakeShortRunsOfSmallTensors) {
     }
 }
 
+// Chunk gathers (runtime/plan_cpu.cpp shuffle_rule): NHWC CRD of 16-byte elements, each output
+// element one 16-byte chunk, take the shuffle in cache from 8 KiB on the measured paths, serial
+// calls only, and copy right.
+TEST(Shuffle, TheRulesTakeChunkGathersInCache) {
+    const ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
+    const bool measured_path = isa == ShuffleIsa::Vbmi || isa == ShuffleIsa::Avx2;
+    struct Case {
+        int64_t side;
+        int threads;
+        bool shuffled;
+    };
+    // 3 KiB, 16 KiB and 130 KiB serial; 130 KiB on 2 threads (parallel from 256 KiB: serial too).
+    for (const Case k : {Case{8, 1, false}, Case{18, 1, true}, Case{52, 1, true}, Case{52, 2, true}}) {
+        const Call c{{Op::SpaceToDepth, Block(2), Order::CRD, k.threads}, DType::Complex128, Layout::NHWC,
+                     {1, 3, k.side, k.side}};
+        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
+        TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
+        fill_unique(in, 5);
+        spacedepth::detail::Problem problem;
+        const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
+        ASSERT_TRUE(spacedepth::detail::validate(as_c(c.p, in.tensor.dims.ndim()), cin, cout, &problem).ok());
+        spacedepth::detail::View view;
+        ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
+        const spacedepth::detail::KernelPlan plan =
+            spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, nullptr);
+        const std::string how = spacedepth::detail::describe_plan(plan);
+        EXPECT_EQ(plan.family == spacedepth::KernelFamily::Shuffle, measured_path && k.shuffled)
+            << problem.bytes << " bytes, " << k.threads << " thread(s): " << how;
+        TestTensor got = out;
+        got.rebase();
+        ASSERT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());
+        ASSERT_EQ(compare(got, expected_output(c.p, in, out)), "") << how;
+    }
+}
+
 }  // namespace

@@ -234,38 +234,44 @@ TEST(Shuffle, AChosenShufflePlanRunsTheFamily) {
     EXPECT_GT(shuffled, 40);
 }
 
+// The rules' plan for a call (runtime/plan_cpu.cpp), run and checked against the reference.
+spacedepth::detail::KernelPlan planned_and_checked(const Call &c, int64_t *bytes) {
+    TestTensor in = make_tensor(c.dtype, c.layout, c.in);
+    TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
+    fill_unique(in, 3);
+    spacedepth::detail::Problem problem;
+    const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
+    EXPECT_TRUE(spacedepth::detail::validate(as_c(c.p, in.tensor.dims.ndim()), cin, cout, &problem).ok());
+    spacedepth::detail::View view;
+    EXPECT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
+    spacedepth::detail::KernelPlan plan =
+        spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, nullptr);
+    TestTensor got = out;
+    got.rebase();
+    EXPECT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());
+    EXPECT_EQ(compare(got, expected_output(c.p, in, out)), "") << spacedepth::detail::describe_plan(plan);
+    *bytes = problem.bytes;
+    return plan;
+}
+
 // The rules take the short runs of NHWC DCR pixels (slot 0 a contiguous run under 16 bytes) in
 // serial calls under four times shuffle_max_bytes on the paths measured (AVX-512 VBMI, AVX2), and
 // leave them to the ladder above; either way the output is the reference's.
 TEST(Shuffle, TheRulesTakeShortRunsOfSmallTensors) {
     const ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
+    const bool measured_path = isa == ShuffleIsa::Vbmi || isa == ShuffleIsa::Avx2;
     const int64_t limit = 4 * spacedepth::detail::switch_points().shuffle_max_bytes;
     for (int64_t side : {int64_t{18}, int64_t{40}}) {
-        const Call c{{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 12, side, side}};
-        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-        TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
-        fill_unique(in, 3);
-        spacedepth::detail::Problem problem;
-        const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
-        ASSERT_TRUE(spacedepth::detail::validate(as_c(c.p, in.tensor.dims.ndim()), cin, cout, &problem).ok());
-        spacedepth::detail::View view;
-        ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
-        const spacedepth::detail::KernelPlan plan =
-            spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, nullptr);
-        const std::string how = spacedepth::detail::describe_plan(plan);
-        const bool measured_path = isa == ShuffleIsa::Vbmi || isa == ShuffleIsa::Avx2;
-        EXPECT_EQ(plan.family == spacedepth::KernelFamily::Shuffle, measured_path && problem.bytes < limit)
-            << problem.bytes << " bytes: " << how;
-        TestTensor got = out;
-        got.rebase();
-        ASSERT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());
-        ASSERT_EQ(compare(got, expected_output(c.p, in, out)), "") << how;
+        int64_t bytes = 0;
+        const spacedepth::detail::KernelPlan plan = planned_and_checked(
+            {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NHWC, {1, 12, side, side}}, &bytes);
+        EXPECT_EQ(plan.family == spacedepth::KernelFamily::Shuffle, measured_path && bytes < limit)
+            << bytes << " bytes: " << spacedepth::detail::describe_plan(plan);
     }
 }
 
-// Chunk gathers (runtime/plan_cpu.cpp shuffle_rule): NHWC CRD of 16-byte elements, each output
-// element one 16-byte chunk, take the shuffle in cache from 8 KiB on the measured paths, serial
-// calls only, and copy right.
+// Gathers of 16-byte runs (NHWC CRD of 16-byte elements, each output element one chunk) take the
+// shuffle in cache from 8 KiB on the paths measured, serial calls only, and copy right.
 TEST(Shuffle, TheRulesTakeChunkGathersInCache) {
     const ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
     const bool measured_path = isa == ShuffleIsa::Vbmi || isa == ShuffleIsa::Avx2;
@@ -274,27 +280,17 @@ TEST(Shuffle, TheRulesTakeChunkGathersInCache) {
         int threads;
         bool shuffled;
     };
-    // 3 KiB, 16 KiB and 130 KiB serial; 130 KiB on 2 threads (parallel from 256 KiB: serial too).
+    // 3 KiB, 16 KiB and 130 KiB; 130 KiB on 2 threads is serial too (parallel from 256 KiB).
     for (const Case k : {Case{8, 1, false}, Case{18, 1, true}, Case{52, 1, true}, Case{52, 2, true}}) {
-        const Call c{{Op::SpaceToDepth, Block(2), Order::CRD, k.threads}, DType::Complex128, Layout::NHWC,
-                     {1, 3, k.side, k.side}};
-        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-        TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
-        fill_unique(in, 5);
-        spacedepth::detail::Problem problem;
-        const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
-        ASSERT_TRUE(spacedepth::detail::validate(as_c(c.p, in.tensor.dims.ndim()), cin, cout, &problem).ok());
-        spacedepth::detail::View view;
-        ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
+        int64_t bytes = 0;
         const spacedepth::detail::KernelPlan plan =
-            spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, nullptr);
-        const std::string how = spacedepth::detail::describe_plan(plan);
+            planned_and_checked({{Op::SpaceToDepth, Block(2), Order::CRD, k.threads},
+                                 DType::Complex128,
+                                 Layout::NHWC,
+                                 {1, 3, k.side, k.side}},
+                                &bytes);
         EXPECT_EQ(plan.family == spacedepth::KernelFamily::Shuffle, measured_path && k.shuffled)
-            << problem.bytes << " bytes, " << k.threads << " thread(s): " << how;
-        TestTensor got = out;
-        got.rebase();
-        ASSERT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());
-        ASSERT_EQ(compare(got, expected_output(c.p, in, out)), "") << how;
+            << bytes << " bytes, " << k.threads << " thread(s): " << spacedepth::detail::describe_plan(plan);
     }
 }
 

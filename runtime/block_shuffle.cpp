@@ -422,13 +422,16 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
         control[c] = load16(v.index[c]);
         offset[c] = v.chunk_offset[c];
     }
+    // Read once: a byte store may alias the program, which the loop would otherwise reload.
+    const int bytes = v.bytes;
+    const bool full = bytes == 16 || whole;
     for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
         __m128i r = _mm_shuffle_epi8(load16(in + offset[0]), control[0]);
         for (int c = 1; c < Chunks; c++) r = _mm_or_si128(r, _mm_shuffle_epi8(load16(in + offset[c]), control[c]));
-        if (v.bytes == 16 || whole) {
+        if (full) {
             _mm_storeu_si128(reinterpret_cast<__m128i *>(out), r);
         } else {
-            x86::store_pieces(out, r, v.bytes);
+            x86::store_pieces(out, r, bytes);
         }
     }
 }
@@ -565,6 +568,9 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     const uint8x16_t index = vld1q_u8(v.index[0]);
     int64_t offset[4] = {};
     for (int c = 0; c < Chunks; c++) offset[c] = v.chunk_offset[c];
+    // Read once: a byte store may alias the program, which the loop would otherwise reload.
+    const int bytes = v.bytes;
+    const bool full = bytes == 16 || whole;
     for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
         uint8x16_t r;
         if constexpr (Chunks == 1) {
@@ -579,12 +585,12 @@ inline void run_chunks(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
                                          vld1q_u8(in + offset[3])}},
                            index);
         }
-        if (v.bytes == 16 || whole) {
+        if (full) {
             vst1q_u8(out, r);
         } else {
             uint8_t pieces[16];
             vst1q_u8(pieces, r);
-            std::memcpy(out, pieces, static_cast<size_t>(v.bytes));
+            std::memcpy(out, pieces, static_cast<size_t>(bytes));
         }
     }
 }

@@ -51,6 +51,17 @@ KNOWN_SLOW.update({
     ("deinterleave 2, streaming twin (NCHW S2D u8)", "cortex-a76"): _STNP_COST,
 })
 
+# The microkernels' permutes are their work: a 4 x 4 transpose is 8 (TRN1/TRN2 of 4s, ZIP1/ZIP2
+# of 2d) per 64 bytes, a shuffle vector one TBL of up to 4 registers per 16 bytes.
+_TILE_COST = ("16 loads, 32 permutes (TRN1/TRN2 then ZIP1/ZIP2 per 4 x 4 block) and 16 q stores per 256 "
+              "bytes; the permutes and the stores' data share the two vector pipes, 32 cycles a 256-byte "
+              "iteration on the N1 model where the copy loop needs 24")
+_TBL_COST = ("one 3-register TBL per 16 output bytes (two cycles on each vector pipe of the N1 model, more on "
+             "the A57 model) beside 3 q loads and a q store: 16 bytes an iteration where the copy loop moves 64")
+KNOWN_SLOW.update({(name, cpu): cost for name, cost in (("tile transpose (NCHW -> NHWC D2S DCR f32 C16)", _TILE_COST),
+                                                         ("shuffle microkernel, TBL (NHWC D2S CRD u8 C3)", _TBL_COST))
+                   for cpu in CPUS})
+
 # (name, op, layout, order, dtype, block, input N,C,H,W, what its loop must contain)
 # Shapes are small (64 KiB-256 KiB) so qemu's log stays short, but long enough rows that the
 # vectorised main loop, not a tail, is the hottest block.
@@ -85,6 +96,21 @@ STREAM_PATTERNS = [
     ("deinterleave 2, streaming twin (NCHW S2D u8)", "space_to_depth", "NCHW", "DCR", "uint8", "2", (1, 4, 128, 128), "stnp"),
 ]
 
+# The hand-written microkernels' loops (runtime/tile_transpose.cpp, runtime/block_shuffle.cpp),
+# found in their own functions (KERNEL_SYMBOLS) rather than Halide's. A layout "A>B" converts A to
+# B. The ARM rules never take the shuffle (its NEON path is unmeasured), so a wisdom line names it.
+MICROKERNEL_PATTERNS = [
+    ("tile transpose (NCHW -> NHWC D2S DCR f32 C16)", "depth_to_space", "NCHW>NHWC", "DCR", "float32", "2",
+     (1, 64, 32, 32), "shuffle"),
+    ("shuffle microkernel, TBL (NHWC D2S CRD u8 C3)", "depth_to_space", "NHWC", "CRD", "uint8", "2",
+     (1, 12, 64, 64), "shuffle"),
+]
+# name -> (what the loop's symbol starts with, the family a wisdom line names or None)
+KERNEL_SYMBOLS = {
+    MICROKERNEL_PATTERNS[0][0]: ("_ZN10spacedepth6detail12_GLOBAL__N_19neon_loop", None),
+    MICROKERNEL_PATTERNS[1][0]: ("_ZN10spacedepth6detail16with_chunk_countIZNS0_9neon_loop", "shuffle"),
+}
+
 # The limit: what a copy compiles to on AArch64 (glibc's memcpy loop is ldp/stp of q pairs).
 COPY_LOOP = """.Lloop:
     ldp q0, q1, [x1]
@@ -108,8 +134,10 @@ SHUFFLE = re.compile(r"^(zip[12]|uzp[12]|trn[12]|tbl|tbx|ext|rev\d+|ins|dup|xtn2
 
 def bench_command(cli, pattern):
     name, op, layout, order, dtype, block, shape, _ = pattern
+    layout, _, out_layout = layout.partition(">")
     return [cli, "bench", "--op", op, "--layout", layout, "--order", order, "--dtype", dtype, "--block", block,
-            "--threads", "1", "--rounds", "1", "--shape", *map(str, shape)]
+            "--threads", "1", "--rounds", "1", "--shape", *map(str, shape)] + \
+        (["--out-layout", out_layout] if out_layout else [])
 
 
 def run(cmd, name):
@@ -124,8 +152,9 @@ def run_logged(cli, pattern, log, wisdom=None):
     run(QEMU + ["-d", "in_asm,exec,nochain", "-D", log] + bench_command(cli, pattern) + extra, pattern[0])
 
 
-def streaming_wisdom(cli, pattern, path):
-    """A wisdom file whose one plan for the pattern's call streams (MEASURE's plan, stores set to stream).
+def plan_wisdom(cli, pattern, path, stream=False, family=None):
+    """A wisdom file whose one plan for the pattern's call is MEASURE's, its stores set to stream
+    and its family replaced where asked (a plan line ends: family threads path order stores).
 
     MEASURE records a plan only when it has timed its candidates within its time limit; under
     qemu on a loaded machine (ctest -j) the default 5 ms did not always suffice, so it gets 500."""
@@ -136,7 +165,12 @@ def streaming_wisdom(cli, pattern, path):
     if len(plans) != 1 or not lines[plans[0]].endswith(" plain"):
         raise RuntimeError(f"{pattern[0]}: MEASURE wrote no single plain plan to {path} "
                            f"({len(plans)} plan lines: it records none when it could not time the candidates)")
-    lines[plans[0]] = lines[plans[0]][:-len("plain")] + "stream"
+    tokens = lines[plans[0]].split()
+    if stream:
+        tokens[-1] = "stream"
+    if family:
+        tokens[-5] = family
+    lines[plans[0]] = " ".join(tokens)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -172,9 +206,9 @@ def branch_target(insn):
     return None
 
 
-def hot_loop(blocks, counts):
+def hot_loop(blocks, counts, symbol_prefix="spacedepth_"):
     """The kernel's most executed block that closes a loop, with the loop's other blocks."""
-    kernel = {pc: b for pc, b in blocks.items() if b[0].startswith("spacedepth_") and "halide" not in b[0]}
+    kernel = {pc: b for pc, b in blocks.items() if b[0].startswith(symbol_prefix) and "halide" not in b[0]}
     for pc in sorted(kernel, key=lambda p: -counts[p]):
         symbol, insns = kernel[pc]
         target = branch_target(insns[-1])
@@ -263,15 +297,16 @@ def main():
         copy_stats = classify([(0, m, o) for m, o in
                                (l.strip().split(None, 1) for l in COPY_LOOP.splitlines()[1:])])
         copy_bpc = {cpu: copy_stats["stored"] / mca_cycles(COPY_LOOP, cpu, tmp) for cpu in CPUS} if args.mca else {}
-        for pattern in PATTERNS + STREAM_PATTERNS:
+        for pattern in PATTERNS + STREAM_PATTERNS + MICROKERNEL_PATTERNS:
             name, expect = pattern[0], pattern[7]
+            symbol_prefix, family = KERNEL_SYMBOLS.get(name, ("spacedepth_", None))
             log = os.path.join(tmp, "qemu.log")
             wisdom = None
-            if pattern in STREAM_PATTERNS:
+            if pattern in STREAM_PATTERNS or family:
                 wisdom = os.path.join(tmp, "wisdom.txt")
-                streaming_wisdom(args.cli, pattern, wisdom)
+                plan_wisdom(args.cli, pattern, wisdom, stream=pattern in STREAM_PATTERNS, family=family)
             run_logged(args.cli, pattern, log, wisdom)
-            found = hot_loop(*parse_log(log))
+            found = hot_loop(*parse_log(log), symbol_prefix)
             os.remove(log)
             if wisdom:
                 os.remove(wisdom)
@@ -279,7 +314,7 @@ def main():
                 failures.append(f"{name}: no loop found in the kernel")
                 continue
             symbol, execs, body = found
-            if wisdom and "_stream" not in symbol:
+            if pattern in STREAM_PATTERNS and "_stream" not in symbol:
                 failures.append(f"{name}: the hottest loop is in {symbol}, not a streaming twin")
                 continue
             c = classify(body)

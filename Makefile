@@ -66,7 +66,7 @@ test-asan test-tsan: test-%: build
 # The framework libraries (frameworks/: PyTorch operators, JAX FFI handlers, TensorFlow ops) in a
 # venv of their own with the pinned frameworks from PyPI (scripts/setup_frameworks.sh, about 6 GB)
 # and a build of their own (CMakePresets.json `frameworks`, build-frameworks/, the release build's
-# kernels): clang-tidy over its sources, the libtorch program, tests/python and the torch tests with the C++ operators and
+# kernels): clang-tidy over frameworks/ (the rest is the host build's ctest tidy), the libtorch program, tests/python and the torch tests with the C++ operators and
 # gradient, the torch tests with the Python gradient, test_torch.py with the Python operators, then JAX and TensorFlow, each framework in a process
 # of its own (torch.compile aborted in a process that had loaded TensorFlow and jaxlib). Not part
 # of `make test`; .ci/run runs both.
@@ -77,7 +77,7 @@ test-frameworks: build
 	@scripts/setup_frameworks.sh
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --preset frameworks >/dev/null
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(CMAKE) --build --preset frameworks -j $(JOBS)
-	@tests/check_tidy.sh clang-tidy-14 . $(FW_BUILD)
+	@tests/check_tidy.sh clang-tidy-14 . $(FW_BUILD) frameworks
 	@$(FW_BUILD)/bin/spacedepth_torch_cpp
 	@$(FW_PYTEST) tests/frameworks/test_torch_ops.py tests/python
 	@SPACEDEPTH_TORCH_AUTOGRAD_LIBRARY= $(FW_PYTEST) tests/frameworks/test_torch_ops.py tests/python/test_torch.py

@@ -107,7 +107,7 @@ MICROKERNEL_PATTERNS = [
 ]
 # name -> (what the loop's symbol starts with, the family a wisdom line names or None)
 KERNEL_SYMBOLS = {
-    MICROKERNEL_PATTERNS[0][0]: ("_ZN10spacedepth6detail12_GLOBAL__N_19neon_loop", None),
+    MICROKERNEL_PATTERNS[0][0]: ("_ZN10spacedepth6detail12_GLOBAL__N_19neon_loop4tile", None),
     MICROKERNEL_PATTERNS[1][0]: ("_ZN10spacedepth6detail16with_chunk_countIZNS0_9neon_loop", "shuffle"),
 }
 

@@ -74,6 +74,11 @@ bool stores_in_pieces(ShuffleIsa isa) {
 constexpr double kVectorLoopCost = 12;
 // A vector shorter than the instruction set's, stored in pieces (8, 4, 2 and 1 bytes).
 constexpr double kPieceCost = 3;
+// A row's tail run by its own vectors: the bound check and each vector's loop entry, once a row.
+// At 0 the windows of 60 bytes and a tail took rows they did not speed up (D2S NHWC CRD u8 C3
+// at 128 and 512 KiB, 0.97x); from 32 they lost the short rows they do speed up (D2S at 32 KiB
+// 1.15x, S2D at 128 KiB 1.18x; VBMI, AMD EPYC Zen 4).
+constexpr double kTailCost = 24;
 
 // Whether every 16-byte lane of the vector at `start` takes its bytes from within 16 input bytes.
 bool lanes_within_16(const std::vector<int64_t> &offsets, int64_t start, int bytes) {
@@ -234,18 +239,23 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
     const int64_t max_window = std::max(4 * vector_bytes, 256);
 
     // Each candidate window: dims 0..j-1 whole and m consecutive indices of dim j. The cost of a
-    // row (dim j and the dims below it) per byte ranks them.
+    // row (dim j and the dims below it) per byte ranks them, a tail of extent % m indices costed
+    // as the vectors it runs.
     auto program = std::make_shared<ShuffleProgram>();
-    std::vector<ShuffleVector> vectors;
-    std::vector<int64_t> offsets;
+    std::vector<ShuffleVector> vectors, tail_program;
+    std::vector<int64_t> offsets, tail_offsets;
     double best = -1;
     int64_t unit = 1;  // bytes of dims 0..j-1
     for (size_t j = 0; j < dense && unit <= max_window; unit *= dims[j].extent, j++) {
         const int64_t extent = dims[j].extent, most = std::min(extent, max_window / unit);
         for (int64_t m = 1; m <= most; m++) {
             const int64_t window = unit * m;
-            // Windows of whole chunks, the widest window, or a divisor of the dim (no tail).
-            if (window % kShuffleChunkBytes != 0 && m != most && extent % m != 0) continue;
+            // Windows of whole chunks, the widest window, a divisor of the dim (no tail), or the
+            // widest window of its vector count: every m took up to 0.4 ms a program (S2D NCHW u8
+            // rows of 418 bytes) and chose the same windows on the matrix.
+            const int64_t vector_count = (window + vector_bytes - 1) / vector_bytes;
+            const bool fills_vectors = window + unit > vector_count * vector_bytes;
+            if (window % kShuffleChunkBytes != 0 && m != most && extent % m != 0 && !fills_vectors) continue;
             offsets.assign(static_cast<size_t>(window), 0);
             for (int64_t t = 0; t < window; t++) {
                 int64_t rest = t, offset = 0;
@@ -268,12 +278,25 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             const int64_t windows = whole ? dims[step_dim].extent : extent / m, tail = whole ? 0 : extent % m;
             const int64_t out_step = whole ? dims[step_dim].out_stride : window;
             const int64_t whole_windows = whole_vector_windows(isa, vectors, window, out_step, windows, tail * unit);
+            // The tail as the vectors it will run (make_shuffle_program builds them the same way
+            // below), or byte by byte where none fit.
+            double tail_cost = kScalarByteCost * static_cast<double>(tail * unit);
+            size_t tail_vectors = 0;
+            if (tail > 0 && isa != ShuffleIsa::Scalar) {
+                tail_offsets.assign(offsets.begin(), offsets.begin() + tail * unit);
+                double vectors_cost = 0;
+                int64_t tail_read_end = 0;
+                if (build_vectors(tail_offsets, isa, false, &tail_program, &vectors_cost, &tail_read_end)) {
+                    tail_cost = vectors_cost + kTailCost;
+                    tail_vectors = tail_program.size();
+                }
+            }
             const double row_cost = static_cast<double>(windows) * window_cost -
-                                    kPieceCost * static_cast<double>(whole_windows) +
-                                    kScalarByteCost * static_cast<double>(tail * unit) + kRowCost;
+                                    kPieceCost * static_cast<double>(whole_windows) + tail_cost + kRowCost;
             const double row_bytes = static_cast<double>(windows * window + tail * unit);
             const double per_byte = row_cost / row_bytes;
-            const double rank = per_byte + kVectorLoopCost * static_cast<double>(vectors.size()) / row_bytes;
+            const double rank =
+                per_byte + kVectorLoopCost * static_cast<double>(vectors.size() + tail_vectors) / row_bytes;
             if (best >= 0 && rank >= best) continue;
             best = rank;
             program->window_bytes = window;

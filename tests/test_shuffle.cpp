@@ -294,4 +294,20 @@ TEST(Shuffle, TheRulesTakeChunkGathersInCache) {
     }
 }
 
+// Windows that fill their vectors and leave a row a tail, which runs as its own vectors: D2S NHWC
+// CRD u8 C3 b2 pixels of 6 output bytes, 209 a row, in windows of 10 (60 bytes, one VBMI vector)
+// or 5 (30 bytes, one AVX2 vector) and a tail of 9 or 4 pixels; the output is the reference's.
+TEST(Shuffle, WindowsThatFillTheirVectorsLeaveATail) {
+    const ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
+    int64_t bytes = 0;
+    const spacedepth::detail::KernelPlan plan = planned_and_checked(
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NHWC, {1, 12, 209, 209}}, &bytes);
+    if (isa != ShuffleIsa::Vbmi && isa != ShuffleIsa::Avx2) GTEST_SKIP() << "the rules take no shuffle on this path";
+    ASSERT_EQ(plan.family, spacedepth::KernelFamily::Shuffle) << spacedepth::detail::describe_plan(plan);
+    const int64_t pixels = isa == ShuffleIsa::Vbmi ? 10 : 5;
+    EXPECT_EQ(plan.shuffle->window_bytes, 6 * pixels) << spacedepth::detail::describe_plan(plan);
+    EXPECT_EQ(plan.shuffle->tail_units, 209 % pixels) << spacedepth::detail::describe_plan(plan);
+    EXPECT_FALSE(plan.shuffle->tail_vectors.empty()) << spacedepth::detail::describe_plan(plan);
+}
+
 }  // namespace

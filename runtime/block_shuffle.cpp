@@ -243,7 +243,7 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
     // as the vectors it runs.
     auto program = std::make_shared<ShuffleProgram>();
     std::vector<ShuffleVector> vectors, tail_program;
-    std::vector<int64_t> offsets, tail_offsets;
+    std::vector<int64_t> offsets;
     double best = -1;
     int64_t unit = 1;  // bytes of dims 0..j-1
     for (size_t j = 0; j < dense && unit <= max_window; unit *= dims[j].extent, j++) {
@@ -278,14 +278,14 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             const int64_t windows = whole ? dims[step_dim].extent : extent / m, tail = whole ? 0 : extent % m;
             const int64_t out_step = whole ? dims[step_dim].out_stride : window;
             const int64_t whole_windows = whole_vector_windows(isa, vectors, window, out_step, windows, tail * unit);
-            // The tail as the vectors it will run (make_shuffle_program builds them the same way
-            // below), or byte by byte where none fit.
+            // The tail as the vectors it runs (the first bytes of a window: the same offsets, fewer
+            // of them), or byte by byte where none fit.
             double tail_cost = kScalarByteCost * static_cast<double>(tail * unit);
             size_t tail_vectors = 0;
+            int64_t tail_read_end = 0;
             if (tail > 0 && isa != ShuffleIsa::Scalar) {
-                tail_offsets.assign(offsets.begin(), offsets.begin() + tail * unit);
+                const std::vector<int64_t> tail_offsets(offsets.begin(), offsets.begin() + tail * unit);
                 double vectors_cost = 0;
-                int64_t tail_read_end = 0;
                 if (build_vectors(tail_offsets, isa, false, &tail_program, &vectors_cost, &tail_read_end)) {
                     tail_cost = vectors_cost + kTailCost;
                     tail_vectors = tail_program.size();
@@ -308,6 +308,8 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             program->window_out_step = out_step;
             program->whole_windows = whole_windows;
             program->tail_units = tail;
+            program->tail_vectors = tail_vectors > 0 ? tail_program : std::vector<ShuffleVector>();
+            program->tail_read_end = tail_read_end;
             program->unit_bytes = unit;
             program->unit_in_step = dims[j].in_stride;
             program->outer.clear();
@@ -319,15 +321,9 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
     }
     if (best < 0) return nullptr;
     program->read_begin = *std::min_element(program->byte_offset.begin(), program->byte_offset.end());
-    if (program->tail_units > 0 && !program->vectors.empty()) {
-        // The tail as the first bytes of a window: the same offsets, fewer of them.
-        const std::vector<int64_t> tail_offsets(
-            program->byte_offset.begin(), program->byte_offset.begin() + program->tail_units * program->unit_bytes);
-        double tail_cost = 0;
-        if (!build_vectors(tail_offsets, isa, false, &program->tail_vectors, &tail_cost, &program->tail_read_end)) {
-            program->tail_vectors.clear();
-        }
-        program->tail_read_begin = *std::min_element(tail_offsets.begin(), tail_offsets.end());
+    if (program->tail_units > 0) {
+        const auto first = program->byte_offset.begin();
+        program->tail_read_begin = *std::min_element(first, first + program->tail_units * program->unit_bytes);
     }
     program->isa = isa;
     program->vector_bytes = vector_bytes;

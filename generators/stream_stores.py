@@ -17,14 +17,22 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
     pipeline and each parallel task body, so every worker's stores are fenced before its task
     completes and the call returns. AArch64's STNP needs no fence (its stores are ordered like
     plain ones except for address dependencies of loads, which the kernel has none of);
+  * on x86 with --prefetch-bytes N, every vector load of 16 bytes or more from the buffer `input`
+    is preceded by a PREFETCHT1 of the address N bytes further on. Past the cache a one-thread
+    kernel waits on its loads between its stores, and the hardware prefetcher keeps too few lines
+    in flight to hide that: prefetching 4 KiB ahead into L2 made the twins 1.11-1.23x faster at
+    64 MiB on 1 thread (median over the 83-case matrix; 1.09x the model shapes, 1.10x 2 threads)
+    on a 2-core Intel Xeon VM (AVX-512), 2026-12-07; 1 and 2 KiB ahead gained 1.14x and 1.18x,
+    8 KiB 1.13x, PREFETCHT0 1.12x. A prefetch never faults, so the ones past the input's end are
+    harmless; the plain kernels, which run in cache, have none;
   * every global symbol of the kernel is renamed from <kernel> to <kernel>_stream, so both
     kernels link into one library.
 
 The helpers are inlined by opt (always-inline) and the module is compiled by llc: an LLVM that
 reads the generator's bitcode (Halide 21 is LLVM 21; Debian 12 ships llvm-22, which reads it).
 
-usage: stream_stores.py --kernel NAME --llvm-bin DIR --out-dir DIR [--wrapper OBJ --objcopy PATH
-                        --alias FROM=TO ...] BC...
+usage: stream_stores.py --kernel NAME --llvm-bin DIR --out-dir DIR [--prefetch-bytes N]
+                        [--wrapper OBJ --objcopy PATH --alias FROM=TO ...] BC...
 Each input NAME-<target>.bc becomes NAME_stream-<target>.o in --out-dir; --wrapper renames the
 multi-target wrapper's symbols into NAME_stream_wrapper.o, whose entries for paths without a twin
 keep the plain kernel's path (the baseline) or call another path's twin (--alias).
@@ -43,6 +51,9 @@ META = re.compile(r"^!(\d+) = !\{(.*)\}$")
 TYPE_NODE = re.compile(r'^!"([^"]*)"(?:, !(\d+))?')
 TAG_NODE = re.compile(r"^!(\d+), !(\d+), i64 0$")
 OUTPUT_BUFFER = re.compile(r"^output(\$\d+)?$")  # Halide may uniquify the buffer's name: output$1
+INPUT_BUFFER = re.compile(r"^input(\$\d+)?$")
+LOAD = re.compile(r"^(\s*)" + VALUE + r" = load <(\d+) x (i\d+|float|double|half|bfloat)>, ptr " + VALUE +
+                  r", align \d+, !tbaa !(\d+)")
 DEFINE = re.compile(r"^define ")
 BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
 
@@ -51,8 +62,8 @@ def element_bits(t):
     return BITS[t] if t in BITS else int(t[1:])
 
 
-def output_tags(lines):
-    """The TBAA tags whose type chain reaches the node of the buffer `output` (Halide's per-buffer root)."""
+def buffer_tags(lines, buffer):
+    """The TBAA tags whose type chain reaches the node of `buffer` (Halide's per-buffer root)."""
     meta = {}
     for line in lines:
         m = META.match(line)
@@ -63,7 +74,7 @@ def output_tags(lines):
         m = TYPE_NODE.match(meta.get(node, ""))
         if not m or depth > 64:
             return False
-        return OUTPUT_BUFFER.match(m.group(1)) is not None or (m.group(2) is not None and is_output(m.group(2), depth + 1))
+        return buffer.match(m.group(1)) is not None or (m.group(2) is not None and is_output(m.group(2), depth + 1))
 
     tags = set()
     for node, body in meta.items():
@@ -157,9 +168,11 @@ def helper(name, vtype, vbytes, nt_node, x86):
             f"}}\n")
 
 
-def rewrite(text, kernel, x86):
+def rewrite(text, kernel, x86, prefetch_bytes=0):
     lines = text.split("\n")
-    tags, last_node = output_tags(lines)
+    tags, last_node = buffer_tags(lines, OUTPUT_BUFFER)
+    input_tags = buffer_tags(lines, INPUT_BUFFER)[0] if x86 and prefetch_bytes > 0 else set()
+    prefetches = 0
     nt_node = last_node + 1
     helpers = {}
     out = []
@@ -168,6 +181,12 @@ def rewrite(text, kernel, x86):
     for line in lines:
         if DEFINE.match(line):
             func_streams = False
+        m = LOAD.match(line)
+        if m and m.group(6) in input_tags and int(m.group(3)) * element_bits(m.group(4)) >= 128:
+            ahead = f"%spacedepth.prefetch.{prefetches}"
+            prefetches += 1
+            out.append(f"{m.group(1)}{ahead} = getelementptr i8, ptr {m.group(5)}, i64 {prefetch_bytes}")
+            out.append(f"{m.group(1)}call void @llvm.prefetch.p0(ptr {ahead}, i32 0, i32 2, i32 1)")  # read, L2
         m = STORE.match(line)
         if m and m.group(6) in tags:
             lanes, elem = int(m.group(2)), m.group(3)
@@ -188,6 +207,8 @@ def rewrite(text, kernel, x86):
     text += "\n" + "".join(helpers.values())
     if x86:
         text += "declare void @llvm.x86.sse.sfence()\n"
+    if prefetches:
+        text += "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)\n"
     text += f"!{nt_node} = !{{i32 1}}\n"
     return text, streamed
 
@@ -198,6 +219,8 @@ def main():
     ap.add_argument("--llvm-bin", required=True, help="folder with llvm-dis, opt and llc (or their -NN names)")
     ap.add_argument("--llvm-suffix", default="", help="e.g. -22 for Debian's llc-22")
     ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--prefetch-bytes", type=int, default=0,
+                    help="x86: prefetch each vector load from `input` this many bytes ahead (0: none)")
     ap.add_argument("--wrapper", help="the multi-target wrapper object to rename")
     ap.add_argument("--objcopy", default="objcopy")
     ap.add_argument("--alias", action="append", default=[],
@@ -216,7 +239,7 @@ def main():
         suffix = base[len(args.kernel):-3]  # -<target>, or empty for a single-target kernel
         text = subprocess.run([tool("llvm-dis"), bc, "-o", "-"], check=True, capture_output=True, text=True).stdout
         x86 = 'target triple = "x86_64' in text
-        text, streamed = rewrite(text, args.kernel, x86)
+        text, streamed = rewrite(text, args.kernel, x86, args.prefetch_bytes)
         for alias, built in aliases:
             if built == args.kernel + suffix:  # KernelFn's signature (runtime/kernel_registry.h)
                 text += f'@"{stream(alias)}" = alias i32 (ptr, ptr, i1, ptr), ptr @"{stream(built)}"\n'

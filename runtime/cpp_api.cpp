@@ -13,6 +13,7 @@
 #include <cstring>
 #include <new>
 #include <sstream>
+#include <string>
 #include <utility>
 
 namespace spacedepth::detail {
@@ -171,6 +172,22 @@ std::string build_info() {
     for (const detail::RegisteredKernel *k : detail::linked_kernels()) {
         s << separator << k->name;
         separator = ", ";
+    }
+    s << "\n";
+    s << "streaming-store twins:";
+    separator = " ";
+    for (const detail::RegisteredKernel *k : detail::linked_kernels()) {
+        if (k->stream == nullptr) continue;
+        s << separator << k->stream->name;
+        separator = ", ";
+    }
+    if (*separator == ' ') {
+        s << " none (built without LLVM 21 or later)";
+    } else {
+#if defined(__x86_64__)  // generators/stream_stores.py prefetches on x86 only
+        constexpr long long kAhead = SPACEDEPTH_STREAM_PREFETCH_BYTES;
+        s << (kAhead > 0 ? " (input prefetched " + std::to_string(kAhead) + " bytes ahead)" : " (no input prefetch)");
+#endif
     }
     s << "\n";
     s << "microkernels (the runtime's own, on the path this CPU runs): shuffle ("

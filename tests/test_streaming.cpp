@@ -46,11 +46,17 @@ bool dword_rows_stream() {
 }
 
 // Every build the runtime table lists has its twin wherever the contract says "stream" (x86 with
-// LLVM >= 21), and a twin computes what its kernel computes, so it is registered beside it.
+// LLVM >= 21), and a twin computes what its kernel computes, so it is registered beside it;
+// `spacedepth info` lists the twins and, on x86, how far ahead they prefetch their input.
 TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
     int twins = 0;
+    const std::string info = spacedepth::build_info();
+    const size_t line = info.find("streaming-store twins:");
+    ASSERT_NE(line, std::string::npos) << info;
+    const std::string twins_line = info.substr(line, info.find('\n', line) - line);
     for (const auto &k : spacedepth::detail::kRegisteredKernels) {
         if (k.stream == nullptr) continue;
+        EXPECT_NE(twins_line.find(k.stream->name), std::string::npos) << twins_line;
         twins++;
         EXPECT_EQ(k.stream->family, k.family) << k.name;
         EXPECT_EQ(k.stream->width, k.width) << k.name;
@@ -59,8 +65,16 @@ TEST(Streaming, TwinsAreRegisteredBesideTheirKernels) {
     }
 #if SPACEDEPTH_HAS_STREAMING
     EXPECT_GT(twins, 0) << "the build made streaming twins, yet none is registered";
+#if defined(__x86_64__)
+    const std::string ahead =
+        SPACEDEPTH_STREAM_PREFETCH_BYTES > 0
+            ? "(input prefetched " + std::to_string(SPACEDEPTH_STREAM_PREFETCH_BYTES) + " bytes ahead)"
+            : std::string("(no input prefetch)");
+    EXPECT_NE(twins_line.find(ahead), std::string::npos) << twins_line;
+#endif
 #else
     EXPECT_EQ(twins, 0);
+    EXPECT_NE(twins_line.find("none"), std::string::npos) << twins_line;
 #endif
 }
 

@@ -70,16 +70,16 @@ def buffer_tags(lines, buffer):
         if m:
             meta[m.group(1)] = m.group(2)
 
-    def is_output(node, depth=0):
+    def reaches(node, depth=0):
         m = TYPE_NODE.match(meta.get(node, ""))
         if not m or depth > 64:
             return False
-        return buffer.match(m.group(1)) is not None or (m.group(2) is not None and is_output(m.group(2), depth + 1))
+        return buffer.match(m.group(1)) is not None or (m.group(2) is not None and reaches(m.group(2), depth + 1))
 
     tags = set()
     for node, body in meta.items():
         m = TAG_NODE.match(body)
-        if m and is_output(m.group(1)):
+        if m and reaches(m.group(1)):
             tags.add(node)
     return tags, max((int(k) for k in meta), default=0)
 

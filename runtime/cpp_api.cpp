@@ -182,7 +182,7 @@ std::string build_info() {
         separator = ", ";
     }
     if (*separator == ' ') {
-        s << " none (built without LLVM 21 or later)";
+        s << " none (SPACEDEPTH_STREAMING off, or no kernel target that streams)";
     } else {
 #if defined(__x86_64__)  // generators/stream_stores.py prefetches on x86 only
         constexpr long long kAhead = SPACEDEPTH_STREAM_PREFETCH_BYTES;

@@ -181,7 +181,7 @@ def rewrite(text, kernel, x86, prefetch_bytes=0):
     for line in lines:
         if DEFINE.match(line):
             func_streams = False
-        m = LOAD.match(line)
+        m = LOAD.match(line) if input_tags else None  # no prefetch asked: no load needs reading
         if m and m.group(6) in input_tags and int(m.group(3)) * element_bits(m.group(4)) >= 128:
             ahead = f"%spacedepth.prefetch.{prefetches}"
             prefetches += 1

@@ -271,7 +271,17 @@ void BM_row_kind(benchmark::State &state, const Case &c, bool shuffle) {
 }
 
 // Two plans of one call timed in 31 alternating rounds in one process (which goes first
-// alternates too), so that the VM's drift, 10-20 % between rows here, hits both alike.
+// alternates too), so that the VM's drift, 10-20 % between rows here, hits both alike. Each
+// plan's timed calls follow kWarmCalls untimed calls of its own, as in a loop of calls: a call's
+// time depends on where the calls before it left the tensors. At 16 MiB on the 2-core Intel
+// Xeon VM (its L3 holds both tensors), D2S NHWC DCR f32 C16 b2 streaming took 1.2 ms after
+// itself and 2.75 ms after the plain plan (whose output lines it then evicts), the plain plan
+// 2.0 ms after streaming, 1.85 ms one call later and 1.15-1.2 ms only from the third. Timed
+// straight after each other the rounds were bimodal, and the median ratio came from whichever
+// plan went first in 16 of the 31 rounds: streaming against plain 1.40-1.53, plain against
+// streaming 1.43-1.72 (one warm-up call). With three warm-up calls both read 0.97-1.05.
+constexpr int kWarmCalls = 3;
+
 struct PairedTimes {
     double ratio;       // the median over the rounds of b's time over a's
     double a_ns, b_ns;  // the median time of a call of each
@@ -279,6 +289,7 @@ struct PairedTimes {
 
 PairedTimes paired_rounds(Setup &s, const Plan &a, const Plan &b) {
     auto per_call_ns = [&](const Plan &plan, int calls) {
+        for (int i = 0; i < kWarmCalls; i++) plan.run(s.src->data(), s.dst->data());
         const auto start = std::chrono::steady_clock::now();
         for (int i = 0; i < calls; i++) plan.run(s.src->data(), s.dst->data());
         return seconds_since(start) * 1e9 / calls;

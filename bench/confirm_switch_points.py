@@ -115,13 +115,38 @@ def verdict(rows):
     return counts, ok
 
 
-def write_database(path, target, candidate, base, counts, ctx, key="confirmed"):
+def cpu_model_key(bench):
+    """This CPU's model as the runtime keys a database's "machines" entries (cpu_probe::model_key())."""
+    out = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(bench)), "spacedepth"), "info"],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r"^CPU: (\S+ family 0x[0-9a-f]+ model 0x[0-9a-f]+)", out, re.M)
+    if not m:
+        sys.exit("could not tell this CPU's model from `spacedepth info` (its CPU line)")
+    return m.group(1)
+
+
+def machine_entry(db, cpu, create=False):
+    """The database's "machines" entry for the CPU model `cpu`: switch points measured on that model,
+    which the runtime sets on top of the target's (runtime/switch_points.cpp)."""
+    for entry in db.get("machines", []):
+        if entry.get("cpu") == cpu:
+            return entry
+    if not create:
+        return None
+    entry = {"cpu": cpu, "runtime": {}}
+    db.setdefault("machines", []).append(entry)
+    return entry
+
+
+def write_database(path, target, candidate, base, counts, ctx, key="confirmed", cpu=None):
     db = json.load(open(path)) if os.path.exists(path) else {
         "schema": "spacedepth-tuning/1", "target": target, "generator": {}, "runtime": {},
         "machine": {"cpu": ctx.get("cpu_model"), "cores": ctx.get("num_cpus")}}
-    db.setdefault("runtime", {}).update({k: v for k, v in candidate.items() if base.get(k) != v})
-    db[key] = {
-        "by": "bench/confirm_switch_points.py: every case of the matrix and the model shapes at the sizes below, 1 and 2 threads, "
+    # A CPU model's entry, or the whole target's values.
+    section = machine_entry(db, cpu, create=True) if cpu else db
+    section.setdefault("runtime", {}).update({k: v for k, v in candidate.items() if base.get(k) != v})
+    section[key] = {
+        "by": "bench/confirm_switch_points.py: every case of the matrix and the model shapes at the sizes and threads below, "
               "the candidate's plan against the base's in 31 alternating rounds in one process",
         "base": {k: v for k, v in base.items() if candidate.get(k) != v},
         "date": datetime.date.today().isoformat(),
@@ -149,7 +174,8 @@ def render(ctx, rows, base, candidate, source, target, title=None):
              + " (other switch points at the defaults). Every case of the matrix and the model shapes (bench/cases.cpp) at "
              + ", ".join(bytes_name(b) for b in sorted({r["bytes"] for r in rows}))
              + f" is planned under {against} and under the candidate; where the plans differ, the candidate's "
-             "output is checked against the other's and both plans run in 31 alternating rounds in one process (time "
+             "output is checked against the other's and both plans run in 31 alternating rounds in one process, "
+             "each call timed after three of its own (time "
              "ratio: the median of the candidate's time over the default's per round), and the default plan "
              "against a second copy of itself (the control: that row's noise). "
              f"\"faster\" and \"slower\" count changed rows with a time ratio <= {1 - GAIN:.2f} and > {1 + NOISE:.2f}; "
@@ -207,6 +233,9 @@ def main():
     ap.add_argument("--out", help="default: bench/switch_points.<target>.md")
     ap.add_argument("--write-database", action="store_true",
                     help="merge a confirmed --set candidate into tuning/<target>.json for this CPU's target")
+    ap.add_argument("--this-cpu", action="store_true",
+                    help="the values are this CPU model's: --write-database puts them in the database's \"machines\" "
+                         "entry for it (the runtime uses them on that model only), and the report is named after it")
     ap.add_argument("--render-only", action="store_true", help="write the .md again from the .json, measuring nothing")
     ap.add_argument("--title", help="the report's heading (default: what it sets against what)")
     args = ap.parse_args()
@@ -216,6 +245,7 @@ def main():
         data = json.load(open(args.json))
     else:
         target = cpu_target(args.bench)
+        cpu = cpu_model_key(args.bench) if args.this_cpu else None
         base = defaults()
         if args.base:
             base.update({k: int(v) for k, v in (item.split("=", 1) for item in args.base.split(","))})
@@ -230,13 +260,23 @@ def main():
             db = json.load(open(path))
             source = f"`{os.path.relpath(path, ROOT)}`"
             candidate.update(db.get("runtime", {}))
+            # The runtime's values on this CPU: its model's entry on top of the target's.
+            entry = machine_entry(db, cpu_model_key(args.bench))
+            if entry:
+                candidate.update(entry.get("runtime", {}))
+                source += f" (with its entry for {entry['cpu']})"
+        if cpu:
+            source += f" for this CPU model only, {cpu}"
         if candidate == base:
             sys.exit(f"{source} sets no switch point away from the defaults: nothing to confirm")
         ctx, rows = run(args.bench, base, candidate, [int(s) for s in args.sizes.split(",")],
                         [int(t) for t in args.threads.split(",")], args.min_time)
         data = {"context": ctx, "rows": rows, "base": base, "candidate": candidate, "source": source, "target": target,
-                "moved": sorted(k for k in candidate if base.get(k) != candidate[k]) if args.base else []}
+                "moved": sorted(k for k in candidate if base.get(k) != candidate[k]) if args.base else [],
+                "cpu": cpu}
     moved = "".join("." + k for k in data.get("moved", []))
+    if data.get("cpu"):  # "GenuineIntel family 0x6 model 0xa7" -> ".GenuineIntel-6-a7"
+        moved = "." + re.sub(r"(\S+) family 0x(\S+) model 0x(\S+)", r"\1-\2-\3", data["cpu"]) + moved
     counts, ok = verdict(data["rows"])
     if args.write_database and not args.render_only:
         if not args.set:
@@ -244,7 +284,7 @@ def main():
         path = database_path(data["target"])
         if ok:
             write_database(path, data["target"], data["candidate"], data["base"], counts, data["context"],
-                           "confirmed" + moved.replace(".", "_"))
+                           "confirmed" + "".join("_" + k for k in data.get("moved", [])), data.get("cpu"))
             print(f"confirmed: wrote the switch points into {os.path.relpath(path, ROOT)}")
         else:
             print(f"not confirmed: {os.path.relpath(path, ROOT)} left as it was")

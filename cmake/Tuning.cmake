@@ -2,7 +2,8 @@
 # (scripts/tune.py), read here at configure time. For every kernel target of SPACEDEPTH_TARGETS
 # with a database, its generator values become the kernels' `tuning` generator parameter (one
 # string per element width, entries for several targets joined by '+') and its runtime switch
-# points a row of the runtime's table (runtime/switch_points.cpp). schedules/tunables.json declares the
+# points a row of the runtime's table (runtime/switch_points.cpp), followed by a row for each
+# CPU model of its "machines" list (switch points measured on that model). schedules/tunables.json declares the
 # names and the values each may take; anything else is a configure error naming the file.
 set(SPACEDEPTH_TUNING_DIR "${PROJECT_SOURCE_DIR}/tuning" CACHE PATH "Directory of tuning databases (<target>.json)")
 
@@ -51,6 +52,26 @@ function(_sd_tuning_pairs file tunables kind object out_var)
         endforeach ()
     endif ()
     set(${out_var} "${result}" PARENT_SCOPE)
+endfunction ()
+
+# The row of runtime switch points (in switch_points' order, -1 where `object` leaves one
+# unchanged) of the JSON object `object`'s "runtime" member, each checked against tunables.json.
+function(_sd_tuning_switch_points file tunables object switch_points out_var)
+    set(row "")
+    foreach (name IN LISTS switch_points)
+        string(JSON value ERROR_VARIABLE err GET "${object}" runtime ${name})
+        if (err)
+            set(value -1)
+        else ()
+            _sd_tuning_check("${file}" "${tunables}" runtime ${name} "${value}")
+        endif ()
+        string(APPEND row "${value}, ")
+    endforeach ()
+    string(JSON runtime ERROR_VARIABLE err GET "${object}" runtime)
+    if (NOT err)  # names tunables.json does not declare
+        _sd_tuning_pairs("${file}" "${tunables}" runtime "${runtime}" unused)
+    endif ()
+    set(${out_var} "${row}" PARENT_SCOPE)
 endfunction ()
 
 # Sets SPACEDEPTH_TUNING_u8 ... SPACEDEPTH_TUNING_u64 (the generator parameter per width) and
@@ -112,21 +133,7 @@ function(spacedepth_read_tuning)
                 string(APPEND param_u${bits} "${full_target}${pairs}")
             endif ()
         endforeach ()
-        # Runtime switch points; -1 keeps the default.
-        set(row "")
-        foreach (name IN LISTS switch_points)
-            string(JSON value ERROR_VARIABLE err GET "${db}" runtime ${name})
-            if (err)
-                set(value -1)
-            else ()
-                _sd_tuning_check("${file}" "${tunables}" runtime ${name} "${value}")
-            endif ()
-            string(APPEND row "${value}, ")
-        endforeach ()
-        string(JSON object ERROR_VARIABLE err GET "${db}" runtime)
-        if (NOT err)  # names tunables.json does not declare
-            _sd_tuning_pairs("${file}" "${tunables}" runtime "${object}" unused)
-        endif ()
+        _sd_tuning_switch_points("${file}" "${tunables}" "${db}" "${switch_points}" row)
         cmake_path(GET file FILENAME name)
         if (SPACEDEPTH_KERNELS_FROM AND NOT SPACEDEPTH_TUNING_DIR STREQUAL _sd_from_SPACEDEPTH_TUNING_DIR)
             # The linked kernels were generated with the other build's databases: only the
@@ -134,12 +141,35 @@ function(spacedepth_read_tuning)
             message(STATUS "tuning: ${name}'s generator values are not in the kernels, which come from ${SPACEDEPTH_KERNELS_FROM}")
             set(summary "")
         endif ()
-        string(APPEND rows "    {\"${full_target}\", \"${name}\", \"${summary}\", {${row}}},\n")
+        string(APPEND rows "    {\"${full_target}\", \"${name}\", \"${summary}\", \"\", {${row}}},\n")
         message(STATUS "tuning: ${name} applies to ${full_target}")
+        # "machines": switch points measured on one CPU model, on top of the target's (the
+        # runtime takes the entry whose "cpu" is this CPU's cpu_probe::model_key()).
+        string(JSON machines ERROR_VARIABLE err GET "${db}" machines)
+        if (NOT err)
+            string(JSON n_machines LENGTH "${machines}")
+            if (n_machines GREATER 0)
+                math(EXPR last_machine "${n_machines} - 1")
+                foreach (m RANGE ${last_machine})
+                    string(JSON entry GET "${machines}" ${m})
+                    string(JSON cpu ERROR_VARIABLE err GET "${entry}" cpu)
+                    if (err OR NOT cpu MATCHES "^[A-Za-z]+ family 0x[0-9a-f]+ model 0x[0-9a-f]+$")
+                        _sd_tuning_fail("${file}" "machines[${m}].cpu must read '<vendor> family 0x<hex> model 0x<hex>', as `spacedepth info` prints it after \"CPU: \" (got '${cpu}')")
+                    endif ()
+                    string(JSON unused ERROR_VARIABLE err GET "${entry}" generator)
+                    if (NOT err)
+                        _sd_tuning_fail("${file}" "machines[${m}] (${cpu}) sets generator values: kernels are generated per target, so only its runtime switch points may differ per CPU model")
+                    endif ()
+                    _sd_tuning_switch_points("${file}" "${tunables}" "${entry}" "${switch_points}" machine_row)
+                    string(APPEND rows "    {\"${full_target}\", \"${name}\", \"\", \"${cpu}\", {${machine_row}}},\n")
+                    message(STATUS "tuning: ${name} has switch points for ${cpu}")
+                endforeach ()
+            endif ()
+        endif ()
     endforeach ()
     foreach (bits IN LISTS SPACEDEPTH_KERNEL_BITS)
         set(SPACEDEPTH_TUNING_u${bits} "${param_u${bits}}" PARENT_SCOPE)
     endforeach ()
     file(CONFIGURE OUTPUT "${SPACEDEPTH_GENERATED_DIR}/runtime/tuned_targets.inc"
-         CONTENT "// Generated by cmake/Tuning.cmake from ${SPACEDEPTH_TUNING_DIR}: one row per tuned kernel target.\n${rows}")
+         CONTENT "// Generated by cmake/Tuning.cmake from ${SPACEDEPTH_TUNING_DIR}: one row per tuned kernel target, then its CPU models' rows.\n${rows}")
 endfunction ()

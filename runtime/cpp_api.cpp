@@ -214,7 +214,9 @@ std::string build_info() {
                             : "'" + cap.value + "' is not one of " + levels + ": no cap")
       << "\n";
     const detail::TuningInfo tuning = detail::tuning_info();
-    s << "tuning database: " << (tuning.database.empty() ? "none (schedule defaults)" : tuning.database) << "\n";
+    s << "tuning database: " << (tuning.database.empty() ? "none (schedule defaults)" : tuning.database);
+    if (!tuning.cpu_model.empty()) s << " (with its switch points for this CPU model, " << tuning.cpu_model << ")";
+    s << "\n";
     if (!tuning.generator_params.empty()) s << "tuned schedule (u32): " << tuning.generator_params << "\n";
     s << "switch points: " << detail::format_switch_points(detail::switch_points()) << "\n";
     s << "threads: " << num_threads() << "\n";

@@ -132,12 +132,18 @@ std::string present_names(const std::vector<Feature> &features) {
     return names.empty() ? "none" : names;
 }
 
+std::string model_key(const CpuidWords &w) {
+    if (!w.x86) return "";
+    char text[64];
+    std::snprintf(text, sizeof text, "%s family 0x%x model 0x%x", w.vendor, w.family, w.model);
+    return text;
+}
+
 std::string identity(const CpuidWords &w) {
     if (!w.x86) return "not x86";
-    char text[96];
-    std::snprintf(text, sizeof text, "%s family 0x%x model 0x%x, XCR0 0x%llx", w.vendor, w.family, w.model,
-                  static_cast<unsigned long long>(w.xcr0));
-    return text;
+    char xcr0[32];
+    std::snprintf(xcr0, sizeof xcr0, ", XCR0 0x%llx", static_cast<unsigned long long>(w.xcr0));
+    return model_key(w) + xcr0;
 }
 
 }  // namespace spacedepth::cpu_probe

@@ -55,7 +55,10 @@ std::string select_target(const std::string &targets, const std::vector<Feature>
 
 // "sse41 avx avx2 fma f16c": the present features, as `spacedepth info` prints them.
 std::string present_names(const std::vector<Feature> &features);
-// "AuthenticAMD family 0x19 model 0x11", for messages.
+// "AuthenticAMD family 0x19 model 0x11": the CPU model, which picks a tuning database's switch
+// points measured on that model (runtime/switch_points.cpp), never an instruction set; "" off x86.
+std::string model_key(const CpuidWords &words);
+// model_key() and XCR0 ("..., XCR0 0xe7"), for messages.
 std::string identity(const CpuidWords &words);
 
 }  // namespace spacedepth::cpu_probe

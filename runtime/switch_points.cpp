@@ -1,6 +1,7 @@
-// The switch points in use, and the tuning database's for this CPU's kernel target
+// The switch points in use, and the tuning database's for this CPU's kernel target and model
 // (runtime/switch_points.h).
 #include "runtime/switch_points.h"
+#include "runtime/cpu_probe.h"
 #include "runtime/isa.h"
 
 #include <atomic>
@@ -9,17 +10,19 @@ namespace spacedepth::detail {
 
 namespace {
 
-// One row per kernel target that has a tuning database (cmake/Tuning.cmake writes them).
+// One row per kernel target that has a tuning database, then one per CPU model of its "machines"
+// (cmake/Tuning.cmake writes them, each database's target row before its CPU models' rows).
 struct TunedTarget {
     const char *target;
     const char *database;
     const char *generator_params;
-    int64_t switch_points[kSwitchPointCount];  // in switch_points.inc's order; -1: the default
+    const char *cpu_model;                     // "": every CPU; else cpu_probe::model_key()'s text
+    int64_t switch_points[kSwitchPointCount];  // in switch_points.inc's order; -1: unchanged
 };
 
 const TunedTarget kTunedTargets[] = {
 #include "runtime/tuned_targets.inc"
-    {nullptr, nullptr, nullptr, {}},
+    {nullptr, nullptr, nullptr, nullptr, {}},
 };
 
 // The switch points in use, readable while another thread sets them.
@@ -51,10 +54,18 @@ CurrentSwitchPoints &current() {
 
 TuningInfo tuning_info() {
     TuningInfo info;
+    const std::string model = cpu_probe::model_key(cpu_probe::read_cpuid());
     for (const TunedTarget *t = kTunedTargets; t->target != nullptr; t++) {
         if (cpu_kernel_target() != t->target) continue;
-        info.database = t->database;
-        info.generator_params = t->generator_params;
+        if (*t->cpu_model == '\0') {
+            info.database = t->database;
+            info.generator_params = t->generator_params;
+        } else if (model == t->cpu_model) {
+            // Switch points measured on this CPU model, on top of the target's.
+            info.cpu_model = t->cpu_model;
+        } else {
+            continue;
+        }
         int i = 0;
 #define SPACEDEPTH_SWITCH_POINT(name, default_value) \
     if (t->switch_points[i++] >= 0) info.switch_points.name = t->switch_points[i - 1];

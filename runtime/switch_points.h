@@ -35,10 +35,15 @@ void set_switch_points(const SwitchPoints &points);
 // next (plan_cache.cpp's one-shot plan cache).
 uint64_t switch_points_generation();
 
-// What the tuning database set for this CPU's kernel target; empty names if it has none.
+// What the tuning database set for this CPU's kernel target; empty names if it has none. Its
+// "machines" entry for this CPU model, if any, sets switch points on top of the target's: where
+// the output starts to bypass the cache depends on the machine's caches, not on its instruction
+// set (on two 2-core VMs of one AVX-512 target, an AMD EPYC's crossover was 8 MiB, an Intel
+// Xeon's between 16 and 32 MiB).
 struct TuningInfo {
     std::string database;          // file name under tuning/
     std::string generator_params;  // its u32 schedule values, name:value pairs
+    std::string cpu_model;         // the machines entry applied (cpu_probe::model_key()), or ""
     SwitchPoints switch_points;    // the defaults with its runtime values on top
 };
 TuningInfo tuning_info();

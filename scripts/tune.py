@@ -65,6 +65,13 @@ def cpu_target(source_build):
     return m.group(1)
 
 
+def cpu_model_key(source_build):
+    """This CPU's model as a database's "machines" entries name it (the CLI's "CPU:" line), or None."""
+    out = run([str(Path(source_build) / "bin/spacedepth"), "info"], capture_output=True).stdout
+    m = re.search(r"^CPU: (\S+ family 0x[0-9a-f]+ model 0x[0-9a-f]+)", out, re.M)
+    return m.group(1) if m else None
+
+
 def configure_single_target(build, source_build, target, *options):
     """A build of the kernels for one target that reuses the main build's generator."""
     if (Path(build) / "build.ninja").exists():
@@ -268,6 +275,9 @@ class Tuner:
         self.completed = done == len(steps)
         return best_gen, best_run, default_figures, best, widths
 
+    def cpu_model(self):
+        return cpu_model_key(self.args.source_build)
+
     def write_database(self, best_gen, best_run, default_figures, best, widths, seconds):
         out = Path(self.args.out or ROOT / "tuning" / f"{self.target}.json")
         cpu = "unknown"
@@ -292,6 +302,13 @@ class Tuner:
                        "shapes": os.path.relpath(self.args.shapes, ROOT), "candidates_measured": len(self.journal),
                        "benchmark_runs_this_session": self.bench_runs, "seconds_this_session": round(seconds)},
         }
+        # Other CPU models' switch points (`make confirm-tuning` --this-cpu) stay; this model's
+        # entry goes, since the values just tuned here are the target's now.
+        if out.exists():
+            here = self.cpu_model()
+            others = [m for m in json.loads(out.read_text()).get("machines", []) if m.get("cpu") != here]
+            if others:
+                db["machines"] = others
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(db, indent=2) + "\n")
         return out, db

@@ -2,13 +2,15 @@
 # The tuning database reaches the kernels `make` produces and the runtime (ctest tuning_database,
 # README "Tuning"), shown with the tiny hand-written database tests/tuning/fixture/ (every value
 # differs from its default) on the kernels it changes, not a second full build:
-#   1. databases with a value or a name schedules/tunables.json does not declare stop the
-#      configure with an error naming the file, the parameter and the allowed values;
+#   1. databases with a value or a name schedules/tunables.json does not declare, or a "machines"
+#      entry that names no CPU model or sets generator values, stop the configure with an error
+#      naming the file, the parameter and the allowed values;
 #   2. a build for AVX2 with the fixture hands every kernel its values (the generator commands),
 #      and the two u32 kernels it regenerates show each value in Halide's stmt output, link with
 #      the Halide runtime alone and copy right (tests/kernel_call.cpp);
 #   3. a runtime built with the fixture, linking this build's kernels (SPACEDEPTH_KERNELS_FROM),
-#      reports and uses its switch points on the AVX2 path, and the CLI's results still match the
+#      reports and uses its switch points on the AVX2 path, with those of its "machines" entry for
+#      this CPU's model on top (and not another model's), and the CLI's results still match the
 #      numpy reference (tests/test_cli.py); a directory that is no build, or a build whose
 #      kernels are not all built (the fixture's), is a configure error that says so;
 #   4. the defaults schedules/tunables.json declares (the tuner starts from them) are the
@@ -34,7 +36,9 @@ for flag in avx2 fma f16c; do grep -qw $flag /proc/cpuinfo || avx2=""; done
 
 echo "== 1. invalid databases"
 for bad in bad_value:"generator.run_vectors = 3 is not one of the declared values (1, 2, 4, 8)" \
-           bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, long_run_bytes, parallel_min_bytes, shuffle_max_bytes, small_max_bytes, stream_min_bytes, stream_parallel_min_bytes, stream_partial_min_bytes, transpose_min_extent)"; do
+           bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, long_run_bytes, parallel_min_bytes, shuffle_max_bytes, small_max_bytes, stream_min_bytes, stream_parallel_min_bytes, stream_partial_min_bytes, transpose_min_extent)" \
+           bad_machine_cpu:"machines[0].cpu must read '<vendor> family 0x<hex> model 0x<hex>', as \`spacedepth info\` prints it after \"CPU: \" (got 'Intel Xeon model 167')" \
+           bad_machine_generator:"machines[0] (GenuineIntel family 0x6 model 0xa7) sets generator values: kernels are generated per target, so only its runtime switch points may differ per CPU model"; do
     dir="${bad%%:*}"; want="${bad#*:}"
     rm -rf "$out/$dir"
     if kernels "$out/$dir" "$src/tests/tuning/$dir" > "$out/$dir.log" 2>&1; then fail "$dir configured"; fi
@@ -93,9 +97,21 @@ for bad in "$out/no_such_build":"needs a configured host build of this source" "
     tr -s ' \n' ' ' < "$out/bad_from.log" | grep -qF "$want" || { cat "$out/bad_from.log"; fail "no '$want'"; }
     echo "ok: SPACEDEPTH_KERNELS_FROM=$(basename "$from") -> $want"
 done
+# The fixture with a "machines" entry for this CPU's model beside its entry for no CPU: the runtime
+# takes this model's switch points on top of the target's, and not the other model's.
+cpu=$("$host/bin/spacedepth" info | sed -n 's/^CPU: \(.* model 0x[0-9a-f]*\),.*/\1/p')
+[ -n "$cpu" ] || fail "no CPU model in the host build's spacedepth info"
+mkdir -p "$out/fixture_this_cpu"
+"$python" - "$src/tests/tuning/fixture/x86-64-linux-avx2.json" "$out/fixture_this_cpu/x86-64-linux-avx2.json" "$cpu" <<'PY'
+import json, sys
+db = json.load(open(sys.argv[1]))
+db["machines"].append({"cpu": sys.argv[3], "runtime": {"stream_min_bytes": 67108864, "transpose_min_extent": 8}})
+json.dump(db, open(sys.argv[2], "w"), indent=1)
+PY
 runtime="$out/runtime"
-configure "$runtime" "$src/tests/tuning/fixture" -DSPACEDEPTH_KERNELS_FROM="$host" > "$out/runtime.log"
+configure "$runtime" "$out/fixture_this_cpu" -DSPACEDEPTH_KERNELS_FROM="$host" > "$out/runtime.log"
 grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/runtime.log" || fail "configure did not apply the database"
+grep -q "tuning: x86-64-linux-avx2.json has switch points for $cpu" "$out/runtime.log" || fail "configure did not read this CPU's entry"
 "$cmake" --build "$runtime" -j 1 --target spacedepth_cli > "$out/runtime_build.log" 2>&1 \
     || { tail -20 "$out/runtime_build.log"; fail "build"; }
 if [ -z "$avx2" ]; then
@@ -103,8 +119,11 @@ if [ -z "$avx2" ]; then
 else
     export SPACEDEPTH_MAX_ISA=avx2  # the path the fixture is for, on CPUs that have better ones
     info=$("$runtime/bin/spacedepth" info --op space_to_depth --block 2 --layout NHWC --shape 1,16,16,8)
-    grep -q "tuning database: x86-64-linux-avx2.json" <<< "$info" || { echo "$info"; fail "the runtime does not report the database"; }
-    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 long_run_bytes=128 parallel_min_bytes=65536 shuffle_max_bytes=2048 small_max_bytes=16384 stream_min_bytes=8388608 stream_parallel_min_bytes=33554432 stream_partial_min_bytes=25165824 transpose_min_extent=16" <<< "$info" \
+    grep -qF "tuning database: x86-64-linux-avx2.json (with its switch points for this CPU model, $cpu)" <<< "$info" \
+        || { echo "$info"; fail "the runtime does not report the database and this CPU's entry"; }
+    # The target's values, this model's two on top (stream_min_bytes, transpose_min_extent back
+    # to 8), the other model's (stream_parallel_min_bytes, small_max_bytes) not.
+    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 long_run_bytes=128 parallel_min_bytes=65536 shuffle_max_bytes=2048 small_max_bytes=16384 stream_min_bytes=67108864 stream_parallel_min_bytes=33554432 stream_partial_min_bytes=25165824 transpose_min_extent=8" <<< "$info" \
         || { echo "$info"; fail "the runtime does not use the database's switch points"; }
     # The linked kernels are the host build's: the runtime must not claim the fixture's values.
     grep -q "tuned schedule" <<< "$info" && { echo "$info"; fail "the runtime claims schedule values its kernels lack"; }

@@ -156,6 +156,19 @@ class TuneSearchTest(unittest.TestCase):
         self.assertRegex(db["date"], r"^\d{4}-\d\d-\d\d$")
         self.assertEqual(db["figures"]["classes"]["big_transpose"]["tuned"], 0.65)
 
+    def test_database_keeps_other_cpu_models_switch_points(self):
+        # `make confirm-tuning --this-cpu` entries of other CPU models survive a tune here; this
+        # model's goes, since the values just tuned are the target's.
+        here, other = "GenuineIntel family 0x6 model 0xa7", "AuthenticAMD family 0x19 model 0x11"
+        tuner = ModelTuner(make_args(self.tmp.name), {})
+        tuner.cpu_model = lambda: here
+        Path(tuner.args.out).write_text(json.dumps({"machines": [
+            {"cpu": here, "runtime": {"stream_min_bytes": 25165824}},
+            {"cpu": other, "runtime": {"stream_min_bytes": 4194304}}]}))
+        out, db = tuner.write_database(*tuner.search(float("inf")), 1.0)
+        self.assertEqual(db["machines"], [{"cpu": other, "runtime": {"stream_min_bytes": 4194304}}])
+        self.assertEqual(json.loads(Path(out).read_text()), db)
+
 
 if __name__ == "__main__":
     unittest.main()

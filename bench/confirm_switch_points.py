@@ -117,12 +117,10 @@ def verdict(rows):
 
 def cpu_model_key(bench):
     """This CPU's model as the runtime keys a database's "machines" entries (cpu_probe::model_key())."""
-    out = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(bench)), "spacedepth"), "info"],
-                         capture_output=True, text=True, check=True).stdout
-    m = re.search(r"^CPU: (\S+ family 0x[0-9a-f]+ model 0x[0-9a-f]+)", out, re.M)
-    if not m:
+    key = tune.cpu_model_key(os.path.dirname(os.path.dirname(os.path.abspath(bench))))
+    if not key:
         sys.exit("could not tell this CPU's model from `spacedepth info` (its CPU line)")
-    return m.group(1)
+    return key
 
 
 def machine_entry(db, cpu, create=False):

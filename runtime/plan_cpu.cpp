@@ -481,8 +481,8 @@ namespace {
 //   tiny: a serial tensor under shuffle_max_bytes whose slot 0 is at most 16 bytes;
 //   the views below, where the shuffle's program costs at most max_shuffle_cost() a byte: in
 //   cache (under stream_min_bytes) serial ones, beyond it parallel ones from
-//   stream_parallel_min_bytes and serial pixel transposes of bytes, streaming where its rows
-//   are dense (shuffle_streams):
+//   stream_parallel_min_bytes and serial pixel transposes of bytes (serial plans of all three
+//   from stream_serial_shuffle_min_bytes), streaming where its rows are dense (shuffle_streams):
 //     planes interleaved: a block digit gathered from planes whose rows (slot 1, contiguous in
 //     the input) are narrower than the ladder's narrowest block vector, so its scalar row would
 //     run: NCHW DepthToSpace of 2x2-4x4 planes;
@@ -562,8 +562,11 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     if (beyond_cache && byte_runs && best_shuffle_isa() == ShuffleIsa::Vbmi) return ShuffleRule::Streaming;
     if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
     if (beyond_cache) {
-        const bool serial_pixels = pixel_transpose && w == 1;
-        return plan.parallel || serial_pixels ? ShuffleRule::Streaming : ShuffleRule::None;
+        // Serial plans from stream_serial_shuffle_min_bytes, confirmed per CPU model: the ladder's
+        // twin kept NHWC CRD f32 C3 ahead on the AMD EPYC VM; on the Intel Xeon VM MEASURE chose
+        // the shuffle's walk for them at 64 MiB (bench/ANALYSIS.md).
+        const bool serial_shuffle = (pixel_transpose && w == 1) || p.bytes >= points.stream_serial_shuffle_min_bytes;
+        return plan.parallel || serial_shuffle ? ShuffleRule::Streaming : ShuffleRule::None;
     }
     return pixel_transpose ? ShuffleRule::PixelsIfCheap : ShuffleRule::IfCheap;
 }

@@ -202,14 +202,10 @@ TEST(Streaming, MicrokernelsStreamWholeLines) {
     }
 }
 
-// Beyond the cache the rules give the shuffle family the NHWC CRD pixels of 3 channels (within
-// its cost bound) where the ladder's plan runs in tasks, with streaming stores
-// (runtime/plan_cpu.cpp shuffle_rule); on one thread only the pixels of bytes. With VBMI the
-// NHWC DCR u8 C3 pixels (6-byte runs) take it on 1 and 2 threads. Each plan computes what the
-// reference does, with the output on a line and 4 and 61 bytes past one.
-TEST(Streaming, ShuffleStreamsInTasksBeyondTheCache) {
+void expect_shuffle_streams_beyond_the_cache(bool wide_pixels) {
     spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
     points.stream_min_bytes = points.stream_parallel_min_bytes = 1 << 20;
+    points.stream_serial_shuffle_min_bytes = wide_pixels ? 1 << 20 : int64_t{1} << 62;
     const ScopedSwitchPoints scoped(points);
     const spacedepth::detail::ShuffleIsa isa = spacedepth::detail::best_shuffle_isa();
     int shuffled = 0;
@@ -243,8 +239,8 @@ TEST(Streaming, ShuffleStreamsInTasksBeyondTheCache) {
                 const std::string plan = spacedepth::describe_call(p, in.tensor, out.tensor);
                 if (plan.find("shuffle") == 0) {
                     shuffled++;
-                    // On one thread only the pixels of bytes.
-                    EXPECT_TRUE(threads == 2 || c.dtype == DType::UInt8) << plan;
+                    // On one thread the pixels of bytes, and of f32 past stream_serial_shuffle_min_bytes.
+                    EXPECT_TRUE(threads == 2 || c.dtype == DType::UInt8 || wide_pixels) << plan;
                     EXPECT_NE(plan.find(threads == 2 ? "streaming stores, parallel" : "streaming stores, serial"),
                               std::string::npos)
                         << plan;
@@ -263,12 +259,26 @@ TEST(Streaming, ShuffleStreamsInTasksBeyondTheCache) {
             }
         }
     }
-    // Within the cost bound on VBMI all four CRD calls on 2 threads, the two of u8 on 1 and the
-    // two DCR calls on both; on AVX2 (PSHUFB per 16-byte chunk) the S2D ones on 2 threads.
+    // Within the cost bound on VBMI all four CRD calls on 2 threads, the two of u8 on 1 (and those
+    // of f32 past stream_serial_shuffle_min_bytes) and the two DCR calls on both; on AVX2 (PSHUFB per
+    // 16-byte chunk) the S2D ones on 2 threads.
     if (isa == spacedepth::detail::ShuffleIsa::Vbmi) {
-        EXPECT_EQ(shuffled, 10 * 3);
+        EXPECT_EQ(shuffled, (wide_pixels ? 12 : 10) * 3);
     } else if (isa == spacedepth::detail::ShuffleIsa::Avx2) {
         EXPECT_GE(shuffled, 2 * 3);
+    }
+}
+
+// Beyond the cache the rules give the shuffle family the NHWC CRD pixels of 3 channels (within
+// its cost bound) where the ladder's plan runs in tasks, with streaming stores
+// (runtime/plan_cpu.cpp shuffle_rule); on one thread the pixels of bytes, and those of f32 from
+// stream_serial_shuffle_min_bytes. With VBMI the NHWC DCR u8 C3 pixels (6-byte runs) take it on 1 and 2
+// threads. Each plan computes what the reference does, with the output on a line and 4 and 61
+// bytes past one.
+TEST(Streaming, ShuffleStreamsInTasksBeyondTheCache) {
+    for (const bool wide_pixels : {false, true}) {
+        SCOPED_TRACE(wide_pixels ? "stream_serial_shuffle_min_bytes 1 MiB" : "stream_serial_shuffle_min_bytes never");
+        expect_shuffle_streams_beyond_the_cache(wide_pixels);
     }
 }
 

@@ -294,10 +294,11 @@ void choose_avx2_path(const SwitchPoints &points, const PlanChoice *choice, Kern
 //   Partial: dense rows on words that leave lines partly written across many open rows, or split
 //   lines into odd counts of pieces that are copied runs of 24 bytes or more or 4- and 8-byte
 //   elements gathered in threes; these gain only further past the cache, so they stream past
-//   stream_partial_min_bytes.
+//   stream_partial_min_bytes; those that keep 16 or more rows open (S2D NCHW block 4) also only
+//   past stream_many_rows_min_bytes.
 //   Never: holes, fragments, rows off words, other gathered odd pieces (S2D NHWC CRD f32 C3,
 //   whose pixels are 3 pieces of 16 bytes, ran 1.23x slower streaming on rows of whole lines).
-enum class LineFit { Whole, Partial, Never };
+enum class LineFit { Whole, Partial, PartialManyRows, Never };
 
 // The narrowest alignment at which the twin still streams a vector (generators/stream_stores.py):
 // the AVX2 and AVX-512 twins' as aligned pieces down to a 4-byte MOVNTI, the SSE4.1 twin's down
@@ -401,7 +402,12 @@ LineFit line_fit(const KernelPlan &plan) {
         inner.out_stride == 1 && inner.in_stride != 1 && inner.extent == 3 && plan.width >= 4;
     if (odd_pieces) return copied_pieces || gathered_in_threes ? LineFit::Partial : LineFit::Never;
     const bool few_open_rows = open_rows <= 2 || (open_rows <= 4 && run_bytes >= kLongRunBytes);
-    return few_open_rows ? LineFit::Whole : LineFit::Partial;
+    // 16 open rows (S2D NCHW CRD f32 and f16 C3 b4) ran 1.2-1.7x faster plain at 32-64 MiB on the
+    // Intel Xeon VM of model 0xcf, where the other Partial plans gained from streaming
+    // (stream_many_rows_min_bytes); 9 rows (S2D NCHW b3) gained there too.
+    constexpr int64_t kManyOpenRows = 16;
+    if (few_open_rows) return LineFit::Whole;
+    return open_rows >= kManyOpenRows ? LineFit::PartialManyRows : LineFit::Partial;
 }
 
 // The tile transpose's twin streams each tile's output rows as whole lines where every tile row
@@ -438,7 +444,10 @@ void choose_streaming(const Problem &p, const SwitchPoints &points, const PlanCh
                             : plan->family == KernelFamily::Regroup ? regroup_line_fit(*plan)
                                                                     : line_fit(*plan);
         int64_t min_bytes = plan->parallel ? points.stream_parallel_min_bytes : points.stream_min_bytes;
-        if (fit == LineFit::Partial) min_bytes = std::max(min_bytes, points.stream_partial_min_bytes);
+        if (fit == LineFit::Partial || fit == LineFit::PartialManyRows) {
+            min_bytes = std::max(min_bytes, points.stream_partial_min_bytes);
+        }
+        if (fit == LineFit::PartialManyRows) min_bytes = std::max(min_bytes, points.stream_many_rows_min_bytes);
         plan->stream = fit != LineFit::Never && p.bytes >= min_bytes;
     }
 }

@@ -384,6 +384,7 @@ spacedepth::detail::SwitchPoints streaming_everywhere() {
     points.stream_min_bytes = 0;
     points.stream_parallel_min_bytes = 0;
     points.stream_partial_min_bytes = 0;
+    points.stream_many_rows_min_bytes = 0;
     return points;
 }
 

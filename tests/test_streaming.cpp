@@ -21,6 +21,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -345,18 +346,22 @@ TEST(Streaming, RowsOnTheTwinsWordsStream) {
 
 // Outputs whose lines the twin leaves partly written for longer (many open rows, odd counts of
 // copied pieces, 4- and 8-byte elements gathered in threes) stream only from the later switch point,
-// stream_partial_min_bytes; other odd pieces, gathered or copied in runs under 24 bytes, never.
+// stream_partial_min_bytes, and those with 16 or more rows open also only from
+// stream_many_rows_min_bytes; other odd pieces, gathered or copied in runs under 24 bytes, never.
 TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
     struct Call {
         Params p;
         DType dtype;
         Layout layout;
         Dims space;
-        bool partial;  // streams once stream_partial_min_bytes is at or under its size
+        bool partial;            // streams once stream_partial_min_bytes is at or under its size
+        bool many_rows = false;  // ... and stream_many_rows_min_bytes too
     };
     const Call calls[] = {
         // 16 output planes written a 600-byte run at a time (4.3 MB).
-        {{Op::SpaceToDepth, Block(4), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 600, 600}, true},
+        {{Op::SpaceToDepth, Block(4), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 600, 600}, true, true},
+        // 9 of them, 800-byte runs: not many.
+        {{Op::SpaceToDepth, Block(3), Order::CRD, 1}, DType::Float32, Layout::NCHW, {1, 3, 600, 600}, true},
         // NHWC DCR C3 f32: each 64-byte line in 24-byte pieces, copied (1.2 MB).
         {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::Float32, Layout::NHWC, {1, 3, 320, 320}, true},
         // The same in CRD order: each pixel's 3 channels gathered, 4 bytes at a time.
@@ -377,16 +382,18 @@ TEST(Streaming, PartlyWrittenLinesStreamFromTheLaterSwitchPoint) {
         TestTensor out = make_tensor(c.dtype, c.layout, s2d ? deep : c.space);
         int64_t bytes = dtype_size(c.dtype);
         for (int64_t d : c.space) bytes *= d;
-        for (const bool past : {false, true}) {
+        for (const auto &[past, past_many_rows] : {std::pair{false, true}, {true, false}, {true, true}}) {
             spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
             points.stream_min_bytes = 1 << 20;
             points.stream_partial_min_bytes = past ? bytes : bytes + 1;
+            points.stream_many_rows_min_bytes = past_many_rows ? bytes : bytes + 1;
             const ScopedSwitchPoints scoped(points);
             const std::string plan = spacedepth::describe_call(c.p, in.tensor, out.tensor);
             if (plan.find("shuffle") == 0) {
                 EXPECT_TRUE(c.dtype == DType::UInt8 && c.layout == Layout::NHWC && streams(plan)) << plan;
             } else {
-                EXPECT_EQ(streams(plan), past && c.partial && build_streams()) << plan;
+                EXPECT_EQ(streams(plan), past && c.partial && (past_many_rows || !c.many_rows) && build_streams())
+                    << plan;
             }
             fill_unique(in, 11);
             ASSERT_TRUE(spacedepth::run(c.p, in.tensor, out.tensor).ok()) << plan;

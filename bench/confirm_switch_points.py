@@ -116,11 +116,9 @@ def verdict(rows):
 
 
 def cpu_model_key(bench):
-    """This CPU's model as the runtime keys a database's "machines" entries (cpu_probe::model_key())."""
-    key = tune.cpu_model_key(os.path.dirname(os.path.dirname(os.path.abspath(bench))))
-    if not key:
-        sys.exit("could not tell this CPU's model from `spacedepth info` (its CPU line)")
-    return key
+    """This CPU's model as the runtime keys a database's "machines" entries (cpu_probe::model_key()),
+    or None off x86, where no entry applies."""
+    return tune.cpu_model_key(os.path.dirname(os.path.dirname(os.path.abspath(bench))))
 
 
 def machine_entry(db, cpu, create=False):
@@ -243,7 +241,10 @@ def main():
         data = json.load(open(args.json))
     else:
         target = cpu_target(args.bench)
-        cpu = cpu_model_key(args.bench) if args.this_cpu else None
+        here = cpu_model_key(args.bench)
+        if args.this_cpu and not here:
+            sys.exit("--this-cpu: could not tell this CPU's model from `spacedepth info` (its CPU line)")
+        cpu = here if args.this_cpu else None
         base = defaults()
         if args.base:
             base.update({k: int(v) for k, v in (item.split("=", 1) for item in args.base.split(","))})
@@ -259,7 +260,7 @@ def main():
             source = f"`{os.path.relpath(path, ROOT)}`"
             candidate.update(db.get("runtime", {}))
             # The runtime's values on this CPU: its model's entry on top of the target's.
-            entry = machine_entry(db, cpu_model_key(args.bench))
+            entry = machine_entry(db, here)
             if entry:
                 candidate.update(entry.get("runtime", {}))
                 source += f" (with its entry for {entry['cpu']})"

@@ -667,8 +667,8 @@ void register_switch_points(const std::string &spec) {
     set_switch_points_from(spec, &g_compare_points);
     register_every_case("switch_points", BM_switch_points,
                         {int64_t{256}, int64_t{1} << 10, int64_t{2} << 10, int64_t{4} << 10, int64_t{8} << 10,
-                         int64_t{32} << 10, int64_t{128} << 10, int64_t{512} << 10, int64_t{2} << 20, int64_t{4} << 20,
-                         int64_t{8} << 20, int64_t{16} << 20, int64_t{32} << 20, int64_t{64} << 20},
+                         int64_t{32} << 10, int64_t{128} << 10, int64_t{512} << 10, int64_t{1} << 20, int64_t{2} << 20,
+                         int64_t{4} << 20, int64_t{8} << 20, int64_t{16} << 20, int64_t{32} << 20, int64_t{64} << 20},
                         /*with_model_shapes=*/true);
 }
 

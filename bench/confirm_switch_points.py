@@ -221,7 +221,7 @@ def main():
     ap.add_argument("--base", help="name=value,... on top of the defaults for the plans the candidate is set against "
                                    "(stream_min_bytes=4611686018427387904: never streaming); the report and the "
                                    "database's record are then named after the switch points it moves")
-    ap.add_argument("--sizes", default="256,1024,2048,4096,8192,32768,131072,524288,2097152,67108864",
+    ap.add_argument("--sizes", default="256,1024,2048,4096,8192,32768,131072,524288,1048576,2097152,67108864",
                     help="bytes, comma-separated")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--min-time", default="0.02")

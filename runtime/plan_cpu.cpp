@@ -164,6 +164,26 @@ void widen_element(const Problem &p, DimList *dims_io, Fragments *fragments, Ker
 
 // ---- The CPU's own steps.
 
+// Serial SpaceToDepth of 2 x 2 blocks within one layout, output rows of a line or more, under
+// input_order_min_bytes, walks the output plane by plane: on the Intel Xeon
+// VM of model 0xcf MEASURE chose that order in cache (`make bench-measure`), and `make
+// confirm-tuning` confirmed it there: 32 KiB-1 MiB, 1 thread, 7-15 rows faster a size, median
+// 0.73-0.82x the time, one slower (S2D NCHW DCR f16 C12 b2 at 128 KiB, 1.14x). What lost that
+// way keeps the row order: blocks of 3 and 4, which re-read each input row 3-4 times (S2D NCHW
+// CRD f32 C3 b4 at 512 KiB 1.27x), rows shorter than a line (S2D NCHW DCR u8 C64 b2, 22 bytes,
+// 1.28x at 128 KiB), 4 KiB calls in L1 (64-byte rows, 1.17-1.20x), a fused layout conversion,
+// which would leave the tile transpose (3.4x), and parallel plans (mixed: 1 MiB on 2 threads 11
+// faster, 7 slower).
+constexpr int64_t kPlaneByPlaneMinBytes = 8 << 10;
+bool plane_by_plane(const Problem &p, const SwitchPoints &points, int64_t row_bytes) {
+    if (p.block[0] != 1 || p.block[1] != 2 || p.block[2] != 2 || p.in.layout != p.out.layout || row_bytes < 64 ||
+        p.bytes < kPlaneByPlaneMinBytes) {
+        return false;
+    }
+    const bool serial = p.threads == 1 || p.bytes < points.parallel_min_bytes;
+    return serial && p.bytes < points.input_order_min_bytes;
+}
+
 // Loop order. Dim 0 stays the output's densest dim (vector stores). When dim 0 is a run
 // (contiguous in both) or a block digit the ladder unrolls (contract/cpu_ladder_table.h), the
 // next dims stay in output order, so the unrolled block and the vectorised dim form dense output
@@ -177,13 +197,14 @@ void widen_element(const Problem &p, DimList *dims_io, Fragments *fragments, Ker
 // deep pixel's bh*bw runs are handled together, the space tensor sees bh row streams. Measured at
 // 64 MiB, 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead
 // of XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
+// In cache the input's row order is a CPU's matter (plane_by_plane).
 void choose_loop_order(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, DimList *dims_io,
                        KernelPlan *plan) {
     DimList &dims = *dims_io;  // in the output's order so far
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
     bool input_order = false;
     if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > ladder::kMaxUnrolledExtent) {
-        input_order = space_is_input;
+        input_order = space_is_input && !plane_by_plane(p, points, dims[0].extent * plan->width);
     } else if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
                dims[0].extent * plan->width >= points.long_run_bytes) {
         input_order = !space_is_input;

@@ -4,6 +4,7 @@
 #include "runtime/call.h"
 #include "runtime/switch_points.h"
 #include "tests/harness.h"
+#include "tests/planned_call.h"
 
 #include <gtest/gtest.h>
 
@@ -239,6 +240,44 @@ TEST(Plan, OneShotCallsReuseTheirPlans) {
         EXPECT_EQ(spacedepth::run(p, bad.tensor, out.tensor).code(), SD_ERROR_SHAPE);
     }
     EXPECT_EQ(spacedepth::detail::one_shot_plan_cache_hits(), hits + 2);
+}
+
+// Serial SpaceToDepth of 2 x 2 blocks within one layout walks the output plane by plane under
+// input_order_min_bytes (runtime/plan_cpu.cpp plane_by_plane), from 8 KiB, where its output rows
+// are 64 bytes or more; blocks of 3, shorter rows, parallel plans and calls past the switch point
+// keep the input's row order, and at 0 (the default) every call does. Each plan copies right.
+TEST(PlanRules, SpaceToDepthWalksPlanesUnderTheSwitchPoint) {
+    struct Expect {
+        Call call;
+        bool planes;  // with the switch point at 1 MiB
+    };
+    const Params b2{Op::SpaceToDepth, Block(2), Order::DCR, 1}, b2_crd{Op::SpaceToDepth, Block(2), Order::CRD, 1};
+    const Params b2_threads{Op::SpaceToDepth, Block(2), Order::DCR, 2}, b3{Op::SpaceToDepth, Block(3), Order::CRD, 1};
+    const Expect expects[] = {
+        {{b2, DType::Float32, Layout::NCHW, {1, 3, 64, 64}}, true},             // 48 KiB, 128-byte rows
+        {{b2_crd, DType::UInt8, Layout::NCHW, {1, 3, 208, 208}}, true},         // 127 KiB, 104-byte rows
+        {{b2_threads, DType::Float32, Layout::NCHW, {1, 3, 64, 64}}, true},     // under parallel_min_bytes
+        {{b2, DType::Float32, Layout::NCHW, {1, 3, 256, 256}}, true},           // 768 KiB, serial
+        {{b2_threads, DType::Float32, Layout::NCHW, {1, 3, 256, 256}}, false},  // parallel
+        {{b2, DType::Float32, Layout::NCHW, {1, 2, 512, 512}}, false},          // 2 MiB: past it
+        {{b3, DType::Float32, Layout::NCHW, {1, 3, 96, 96}}, false},            // blocks of 3
+        {{b2, DType::UInt8, Layout::NCHW, {1, 16, 64, 64}}, false},             // 32-byte rows
+        {{b2, DType::Float32, Layout::NCHW, {1, 1, 32, 32}}, false},            // 4 KiB
+    };
+    for (int64_t min_bytes : {int64_t{1} << 20, int64_t{0}}) {
+        spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+        points.input_order_min_bytes = min_bytes;
+        points.small_max_bytes = 0;
+        const ScopedSwitchPoints scoped(points);
+        for (const Expect &e : expects) {
+            int64_t bytes = 0;
+            const spacedepth::detail::KernelPlan plan = planned_and_checked(e.call, &bytes);
+            const std::string how = std::to_string(bytes) + " bytes, switch point " + std::to_string(min_bytes) + ": " +
+                                    spacedepth::detail::describe_plan(plan);
+            ASSERT_EQ(plan.family, spacedepth::KernelFamily::General) << how;
+            EXPECT_EQ(plan.input_loop_order, !(e.planes && min_bytes > 0)) << how;
+        }
+    }
 }
 
 }  // namespace

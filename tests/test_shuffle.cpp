@@ -10,6 +10,7 @@
 #include "runtime/plan.h"
 #include "runtime/switch_points.h"
 #include "tests/harness.h"
+#include "tests/planned_call.h"
 
 #include <gtest/gtest.h>
 
@@ -35,19 +36,6 @@ std::vector<ShuffleIsa> paths_this_cpu_runs() {
     }
     return paths;
 }
-
-// A call on dense tensors; logical dims are N, C, H, W whatever the layout.
-struct Call {
-    Params p;
-    DType dtype;
-    Layout layout;
-    Dims in;
-    Dims out_dims() const {
-        return p.op == Op::DepthToSpace
-                   ? Dims{in[0], in[1] / (p.block.h * p.block.w), in[2] * p.block.h, in[3] * p.block.w}
-                   : deep_dims(in, p);
-    }
-};
 
 struct Checked {
     int programs = 0, vector_programs = 0, whole_vector_programs = 0;
@@ -232,26 +220,6 @@ TEST(Shuffle, AChosenShufflePlanRunsTheFamily) {
         ASSERT_EQ(compare(got, expected_output(p, in, out)), "") << "call " << i << ": " << how;
     }
     EXPECT_GT(shuffled, 40);
-}
-
-// The rules' plan for a call (runtime/plan_cpu.cpp), run and checked against the reference.
-spacedepth::detail::KernelPlan planned_and_checked(const Call &c, int64_t *bytes) {
-    TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-    TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
-    fill_unique(in, 3);
-    spacedepth::detail::Problem problem;
-    const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
-    EXPECT_TRUE(spacedepth::detail::validate(as_c(c.p, in.tensor.dims.ndim()), cin, cout, &problem).ok());
-    spacedepth::detail::View view;
-    EXPECT_TRUE(spacedepth::detail::build_view(problem, &view).ok());
-    spacedepth::detail::KernelPlan plan =
-        spacedepth::detail::make_kernel_plan(problem, view, spacedepth::Device::Host, nullptr);
-    TestTensor got = out;
-    got.rebase();
-    EXPECT_TRUE(spacedepth::detail::execute(problem, plan, nullptr, in.tensor.data, got.tensor.data, {}).ok());
-    EXPECT_EQ(compare(got, expected_output(c.p, in, out)), "") << spacedepth::detail::describe_plan(plan);
-    *bytes = problem.bytes;
-    return plan;
 }
 
 // The rules take the short runs of NHWC DCR pixels (slot 0 a contiguous run under 16 bytes) in

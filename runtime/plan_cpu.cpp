@@ -165,9 +165,9 @@ void widen_element(const Problem &p, DimList *dims_io, Fragments *fragments, Ker
 // ---- The CPU's own steps.
 
 // Serial SpaceToDepth of 2 x 2 blocks within one layout, output rows of a line or more, under
-// input_order_min_bytes, walks the output plane by plane: on the Intel Xeon
-// VM of model 0xcf MEASURE chose that order in cache (`make bench-measure`), and `make
-// confirm-tuning` confirmed it there: 32 KiB-1 MiB, 1 thread, 7-15 rows faster a size, median
+// input_order_min_bytes, walks the output plane by plane: on the Intel Xeon VM of model 0xcf
+// MEASURE chose that order in cache (`make bench-measure`), and `make confirm-tuning`
+// confirmed it there: 32 KiB-1 MiB, 1 thread, 7-15 rows faster a size, median
 // 0.73-0.82x the time, one slower (S2D NCHW DCR f16 C12 b2 at 128 KiB, 1.14x). What lost that
 // way keeps the row order: blocks of 3 and 4, which re-read each input row 3-4 times (S2D NCHW
 // CRD f32 C3 b4 at 512 KiB 1.27x), rows shorter than a line (S2D NCHW DCR u8 C64 b2, 22 bytes,

@@ -268,6 +268,7 @@ TEST(PlanRules, SpaceToDepthWalksPlanesUnderTheSwitchPoint) {
         spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
         points.input_order_min_bytes = min_bytes;
         points.small_max_bytes = 0;
+        points.parallel_min_bytes = 256 << 10;  // the calls above and below it, whatever a database says
         const ScopedSwitchPoints scoped(points);
         for (const Expect &e : expects) {
             int64_t bytes = 0;

@@ -175,13 +175,9 @@ void widen_element(const Problem &p, DimList *dims_io, Fragments *fragments, Ker
 // which would leave the tile transpose (3.4x), and parallel plans (mixed: 1 MiB on 2 threads 11
 // faster, 7 slower).
 constexpr int64_t kPlaneByPlaneMinBytes = 8 << 10;
-bool plane_by_plane(const Problem &p, const SwitchPoints &points, int64_t row_bytes) {
-    if (p.block[0] != 1 || p.block[1] != 2 || p.block[2] != 2 || p.in.layout != p.out.layout || row_bytes < 64 ||
-        p.bytes < kPlaneByPlaneMinBytes) {
-        return false;
-    }
-    const bool serial = p.threads == 1 || p.bytes < points.parallel_min_bytes;
-    return serial && p.bytes < points.input_order_min_bytes;
+bool plane_by_plane(const Problem &p, const SwitchPoints &points, const KernelPlan &plan, int64_t row_bytes) {
+    return p.block[0] == 1 && p.block[1] == 2 && p.block[2] == 2 && p.in.layout == p.out.layout && row_bytes >= 64 &&
+           !plan.parallel && p.bytes >= kPlaneByPlaneMinBytes && p.bytes < points.input_order_min_bytes;
 }
 
 // Loop order. Dim 0 stays the output's densest dim (vector stores). When dim 0 is a run
@@ -204,7 +200,7 @@ void choose_loop_order(const Problem &p, const SwitchPoints &points, const PlanC
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
     bool input_order = false;
     if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > ladder::kMaxUnrolledExtent) {
-        input_order = space_is_input && !plane_by_plane(p, points, dims[0].extent * plan->width);
+        input_order = space_is_input && !plane_by_plane(p, points, *plan, dims[0].extent * plan->width);
     } else if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
                dims[0].extent * plan->width >= points.long_run_bytes) {
         input_order = !space_is_input;
@@ -662,9 +658,9 @@ KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, c
         return plan;
     }
     const SwitchPoints points = switch_points();
+    plan.parallel = p.threads != 1 && (choice != nullptr ? choice->parallel : p.bytes >= points.parallel_min_bytes);
     choose_loop_order(p, points, choice, &dims, &plan);
     fit_kernel_rank(dims, &plan);
-    plan.parallel = p.threads != 1 && (choice != nullptr ? choice->parallel : p.bytes >= points.parallel_min_bytes);
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
     choose_family(p, points, choice, &plan);
     choose_avx2_path(points, choice, &plan);

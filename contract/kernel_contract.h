@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 struct halide_buffer_t;
 
@@ -74,6 +75,11 @@ constexpr int kKernelFamilyCount = static_cast<int>(sizeof(kKernelFamilyNames) /
 #define SPACEDEPTH_FAMILY_VALUE(enumerator, name, devices) KernelFamily::enumerator,
 constexpr KernelFamily kKernelFamilies[] = {SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_VALUE)};
 #undef SPACEDEPTH_FAMILY_VALUE
+// The runtime's hand-written families ("microkernel"): they split a parallel call into tasks
+// themselves, where the executor splits a Halide kernel's (runtime/execute.cpp).
+#define SPACEDEPTH_FAMILY_MICROKERNEL(enumerator, name, devices) std::string_view(devices) == "microkernel",
+constexpr bool kFamilyIsMicrokernel[] = {SPACEDEPTH_KERNEL_FAMILIES(SPACEDEPTH_FAMILY_MICROKERNEL)};
+#undef SPACEDEPTH_FAMILY_MICROKERNEL
 
 constexpr const char *kernel_family_name(KernelFamily f) { return kKernelFamilyNames[static_cast<int>(f)]; }
 constexpr const char *device_name(Device d) {
@@ -100,8 +106,9 @@ constexpr int kernel_width_index(int width) {
 // dims contiguous on both sides merged, the element widened as far as runs and strides allow.
 // Slots 0 .. kCpuPatternSlots-1 hold the innermost dims: the ladder's patterns are stride and
 // extent tests on these. In a parallel call the last kCpuParallelSlots slots hold the outermost
-// dims, which the schedules fuse and split into parallel tasks, and unit dims (extent 1) pad the
-// slots between; in a serial call the dims fill the slots from 0 and unit dims pad the top.
+// dims, which the executor splits into boxes, one kernel call per task (runtime/execute.cpp), and
+// unit dims (extent 1) pad the slots between; in a serial call the dims fill the slots from 0 and unit dims pad the
+// top.
 constexpr int kCpuPatternSlots = 4;
 constexpr int kCpuParallelSlots = 2;
 static_assert(kCpuPatternSlots + kCpuParallelSlots == kKernelRank, "every CPU slot has one role");

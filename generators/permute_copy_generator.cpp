@@ -39,8 +39,9 @@ public:
     // cmake/Tuning.cmake from tuning/<target>.json; empty: every target's defaults.
     GeneratorParam<std::string> tuning{"tuning", ""};
 
-    // When false the kernel runs serially in the caller's thread and never touches the thread
-    // pool: small tensors, and callers that bring their own pool (threads = 1).
+    // `parallel` is the signature every CPU kernel shares (KernelFn, runtime/kernel_registry.h),
+    // where the runtime's microkernels read it: these kernels run serially in the caller's thread
+    // whatever it says, and the runtime splits a parallel call into tasks (runtime/execute.cpp).
     Input<Buffer<void, kKernelRank>> input{"input"};
     Input<bool> parallel{"parallel"};
     Output<Buffer<void, kKernelRank>> output{"output"};
@@ -84,7 +85,7 @@ public:
         }
 
         /* THE SCHEDULE (schedules/, one file per target family) */
-        PermuteCopyHandles h{output, input, output, parallel, x, family};
+        PermuteCopyHandles h{output, input, output, x, family};
         h.tuning = parse_schedule_tuning(tuning, get_target());
         if (family == KernelFamily::Transpose) {
             h.input_stage = input.in();  // the register tile the transpose goes through

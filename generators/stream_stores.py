@@ -13,9 +13,9 @@ step rewrites the kernel's LLVM IR (docs/DESIGN.md "Streaming stores"):
     stores plainly.
     Narrower vectors stay plain: they write part of a line, and a streaming store to part of a
     line costs a partial write-combining flush;
-  * on x86, every function that stores non-temporally ends with SFENCE before each return: the
-    pipeline and each parallel task body, so every worker's stores are fenced before its task
-    completes and the call returns. AArch64's STNP needs no fence (its stores are ordered like
+  * on x86, every function that stores non-temporally ends with SFENCE before each return, so
+    the stores are fenced before the call returns (the kernels are serial: each task of a
+    parallel call is a kernel call of its own, runtime/execute.cpp). AArch64's STNP needs no fence (its stores are ordered like
     plain ones except for address dependencies of loads, which the kernel has none of);
   * on x86 with --prefetch-bytes N, every vector load of 16 bytes or more from the buffer `input`
     is preceded by a PREFETCHT1 of the address N bytes further on. Past the cache a one-thread

@@ -24,6 +24,9 @@ struct DeviceCall {
 // SD_MAX_THREADS are refused with the rule, never clamped.
 Status set_pool_threads(int threads);
 int pool_threads();
+// How many parallel calls of a Halide kernel the executor has handed to the pool as tasks (a
+// serial plan's never; tests/test_plan.cpp checks).
+long long pool_task_loops();
 
 // Runs the plan on in and out (already validated): `kernel` is the plan's registered kernel, or
 // null to look it up. Halide errors come back in the status.

@@ -47,6 +47,7 @@ struct KernelPlan {
     Fragments fragments;                           // in width units; empty: the single pair (0, 0)
     int64_t in_offset = 0, out_offset = 0;         // bytes from the data pointers to the origin (negative strides)
     bool parallel = false;
+    int64_t task_bytes = 0;         // a parallel plan's bytes per task (switch point parallel_task_bytes)
     bool avx2_path = false;         // call the kernel's AVX2 path (set only where it has one), not the wrapper's best
     bool input_loop_order = false;  // dims 1.. follow the input's memory order
     bool stream = false;            // call the kernel's streaming-store twin (set only where it has one)

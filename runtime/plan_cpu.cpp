@@ -659,6 +659,7 @@ KernelPlan make_kernel_plan(const Problem &p, const View &view, Device device, c
     }
     const SwitchPoints points = switch_points();
     plan.parallel = p.threads != 1 && (choice != nullptr ? choice->parallel : p.bytes >= points.parallel_min_bytes);
+    plan.task_bytes = points.parallel_task_bytes;
     choose_loop_order(p, points, choice, &dims, &plan);
     fit_kernel_rank(dims, &plan);
     plan.kernel_dims = arrange_for_kernel(plan.kernel_dims, plan.parallel);
@@ -715,6 +716,9 @@ std::string describe_plan(const KernelPlan &plan) {
         s << ", streaming stores";
     }
     s << (plan.parallel ? ", parallel" : ", serial");
+    if (plan.parallel && !kFamilyIsMicrokernel[static_cast<int>(plan.family)]) {
+        s << ", tasks of " << plan.task_bytes << " bytes";  // the executor's boxes (execute.cpp)
+    }
     return s.str();
 }
 

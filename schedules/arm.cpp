@@ -95,9 +95,6 @@ LadderShape arm_shape(const PermuteCopyHandles &h, const Target &target) {
     s.block_widths = halving_widths(tuned(t.block_vectors, 2) * vec, std::max(2, vec / 2));
     // Deinterleaves (ld2/ld3/ld4) and gathers into dense rows: the same widths.
     s.row_widths = s.block_widths;
-    // Tasks of 64 KiB, as on x86: Halide's pool takes a lock per task on every CPU. Not
-    // measured on ARM hardware.
-    s.task_bytes = tuned(t.task_kib, 64) * 1024;
     // One ld4 (or dense load + tbl) per pixel for NHWC CRD and short NHWC DCR runs, instead of a
     // shifted ld4 per output row (see cpu_ladder.cpp; llvm-mca figures in bench/RESULTS.md).
     s.whole_pixel_loads = true;

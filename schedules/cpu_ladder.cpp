@@ -1,9 +1,8 @@
 // The schedule machinery the CPU targets share (x86.cpp, arm.cpp): the specialisation ladder
-// over stride patterns, the parallel outer loops, the register-tile transpose and the small-
-// tensor kernel. Which patterns exist follows from the runtime's normalised views and is the
-// same on every CPU: the rows of contract/cpu_ladder_table.h, each a condition on the pattern
-// slots' strides and extents and a loop shape. How wide and how unrolled each is comes from the
-// target's LadderShape.
+// over stride patterns, the register-tile transpose and the small-tensor kernel. Which patterns exist follows from the
+// runtime's normalised views and is the same on every CPU: the rows of contract/cpu_ladder_table.h, each a condition on
+// the pattern slots' strides and extents and a loop shape. How wide and how unrolled each is comes from the target's
+// LadderShape.
 //
 // The runtime hands the kernel a normalised view (runtime/plan_cpu.cpp; the slots' roles are in
 // contract/kernel_contract.h): dims sorted by output stride, size-1 dims dropped, contiguous
@@ -22,6 +21,15 @@
 // 0.03-0.13x for NHWC (x / bs becomes gathers or scalar code). The interleave only vectorises
 // when the block extent is a compile-time constant (without one, Halide refuses to unroll the
 // block digit), hence one row per k.
+//
+// Every loop nest is serial. The executor runs a parallel call as tasks on Halide's pool, each a
+// few kernel calls on parts of the two outermost slots (runtime/execute.cpp): with the task loop
+// in the kernel, every row was compiled twice, under a specialisation on `parallel` and again
+// serially (twice the code and the build time: general u32 for AVX2, 22.4 -> 11.3 s of CPU in the
+// generator without the serial copy), and a single nest whose serial call is one task paid the
+// task split's divisions at every call (4 KiB calls 10-50 ns slower, median 1.08x the time; Intel
+// Xeon VM of model 0xcf).
+
 #include "schedules/cpu_ladder.h"
 
 #include <algorithm>
@@ -35,24 +43,6 @@ using ladder::Row;
 using ladder::Term;
 
 Ladder::Ladder(const PermuteCopyHandles &h, const LadderShape &shape) : h(h), shape(shape), vec(shape.vec) {}
-
-// The two outermost slots (the runtime puts the view's outermost dims there) run in parallel
-// as one fused loop, split into tasks of about shape.task_bytes. Measured (x86): one task per outer
-// iteration (128-byte copies) ran at 0.09x memcpy, because Halide's pool takes a lock per
-// task; fusing all outer dims cost a div/mod chain per inner row and made 2 threads slower
-// than 1 at 2 MiB (0.24x vs 0.88x, NHWC DCR f32 C16).
-void Ladder::outer_loops(Stage s, bool par) const {
-    if (!par) {
-        return;
-    }
-    Expr inner = extent(0) * extent(1) * extent(2) * extent(3);
-    const int task_elements = shape.task_bytes / h.output.type().bytes();
-    Var fused("outer"), task("task"), within("within");
-    static_assert(kCpuParallelSlots == 2, "the two outermost slots are fused into the task loop");
-    s.fuse(h.x[kKernelRank - 2], h.x[kKernelRank - 1], fused)
-        .split(fused, task, within, max(1, task_elements / max(inner, 1)), TailStrategy::GuardWithIf)
-        .parallel(task);
-}
 
 // Rows of extent e take vectors of w elements when they hold one; vectors wider than
 // shape.max_loose_fit_bytes also need the row's ShiftInwards overlap within a quarter of the
@@ -83,12 +73,11 @@ Expr Ladder::takes_width(const Expr &e, int w) const {
 // unrolled pixel patterns: u8 NCHW C64 0.75-0.8x, c128 C3 0.69x with it), nor on the short-run
 // copies of the interleave rows (Row::tail_in_loop false); slower with it: S2D NHWC DCR u8 C1 (an
 // interleave by 2 of 181 u16), 0.9x.
-void Ladder::vector_rows(Stage b, const Expr &row_extent, int w, bool par, bool tail_in_short_rows, Var xo,
+void Ladder::vector_rows(Stage b, const Expr &row_extent, int w, bool tail_in_short_rows, Var xo,
                          const std::function<void(Stage)> &split) const {
     auto schedule = [&](Stage st, bool tail_in_loop) {
         split(st);
         if (tail_in_loop) st.never_partition(xo);
-        outer_loops(st, par);
     };
     if (!shape.tail_in_loop || !tail_in_short_rows) {
         schedule(b, false);
@@ -147,7 +136,7 @@ std::vector<int> Ladder::widths(ladder::Widths which) const {
 // Slot `v` split at w (ShiftInwards), its vector inside the unrolled slots `inside` (innermost
 // first) and outside `around`, then the rest of the slots and the outer loops.
 void Ladder::vector_around_unrolled(Stage b, int v, std::initializer_list<int> inside,
-                                    std::initializer_list<int> around, int w, bool par) const {
+                                    std::initializer_list<int> around, int w) const {
     const std::vector<Var> &x = h.x;
     const std::string slot = std::to_string(v);
     Var xo("x" + slot + "o"), xi("x" + slot + "i");
@@ -160,11 +149,10 @@ void Ladder::vector_around_unrolled(Stage b, int v, std::initializer_list<int> i
     for (int d : inside) b.unroll(x[d]);
     for (int d : around) b.unroll(x[d]);
     b.vectorize(xi);
-    outer_loops(b, par);
 }
 
 // The loop nest of one row at width w, on the stage its condition specialised.
-void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
+void Ladder::schedule_row(Stage b, const Row &r, int w) const {
     const std::vector<Var> &x = h.x;
     switch (r.loop) {
     case LoopShape::RunCopy: {
@@ -178,7 +166,6 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         // (AVX-512), 128 KiB: u8 C6 b3 0.05 -> 0.12x memcpy, f32 C3 b4 0.17 -> 0.33x, S2D u8 C24
         // 0.15 -> 0.26x.
         b.vectorize(x[0], w, TailStrategy::ShiftInwards);
-        outer_loops(b, par);
         return;
     }
     case LoopShape::PixelRows: {
@@ -192,7 +179,7 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         // The one-vector row first: the channel loop disappears and the pixel loop is the inner
         // loop (u8 C16: 21 instructions per 64 bytes with a one-trip channel loop).
         Var xo("x0o"), xi("x0i");
-        vector_rows(b, extent(0), w, par, r.tail_in_loop, xo, [&](Stage st) {
+        vector_rows(b, extent(0), w, r.tail_in_loop, xo, [&](Stage st) {
             st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards)
                 .reorder(xi, x[1], x[3], xo, x[2])
                 .unroll(x[1])
@@ -209,26 +196,25 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         // loop nest once per pair. AMD EPYC (AVX-512), 1 thread, 128 KiB: D2S NCHW C64 f32 and u8
         // 1.2-1.5x, C16 u8 1.2-1.3x. Longer rows lost with it (90-180-element rows of C1 and C3,
         // 0.84-0.92x), hence the row's bound.
-        vector_around_unrolled(b, 1, {0}, {2}, w, par);
+        vector_around_unrolled(b, 1, {0}, {2}, w);
         return;
     case LoopShape::Unroll01Vector2:
         // The strides are pinned to constants, so Halide turns the strided accesses into dense
         // vector loads and stores plus shuffles. Whole-pixel S2D NHWC DCR short runs: one vector of
         // pixels per row, so the R strided loads of a row share one dense load (at two vectors
         // each had its own).
-        vector_around_unrolled(b, 2, {0, 1}, {}, w, par);
+        vector_around_unrolled(b, 2, {0, 1}, {}, w);
         return;
     case LoopShape::Unroll01Whole2:
         // C exactly one vector: the channel loop disappears and one st4 per pixel is the inner loop
         // (u8 C16 block 2: 24 instructions per 64 bytes with a one-trip channel loop).
         b.reorder(x[0], x[1], x[2]).unroll(x[0]).unroll(x[1]).vectorize(x[2]);
-        outer_loops(b, par);
         return;
     case LoopShape::Unroll0Vector1: {
         // k dense loads and one interleaving store for an interleave. The tail in the loop for the
         // interleaves; the short-run copies lost with it (Row::tail_in_loop).
         Var xo("x1o"), xi("x1i");
-        vector_rows(b, extent(1), w, par, r.tail_in_loop, xo, [&](Stage st) {
+        vector_rows(b, extent(1), w, r.tail_in_loop, xo, [&](Stage st) {
             st.split(x[1], xo, xi, w, TailStrategy::ShiftInwards).reorder(x[0], xi, xo).unroll(x[0]).vectorize(xi);
         });
         return;
@@ -237,17 +223,17 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         // The per-pixel [C, 2x2] transpose of NHWC SpaceToDepth in CRD order for C below the
         // narrowest block width (C 2, 3, 4, 6: u8 C6 ran as scalar byte moves, 0.02x memcpy at
         // 128 KiB).
-        vector_around_unrolled(b, 3, {0, 1, 2}, {}, w, par);
+        vector_around_unrolled(b, 3, {0, 1, 2}, {}, w);
         return;
     case LoopShape::RowPairs:
         // Row pairs of the deinterleave by 2, as for the interleave: 128 KiB, S2D NCHW C64 and C16
         // 1.3-1.8x (u8 C64 0.12 -> 0.19 DCR, 0.16 -> 0.29 CRD).
-        vector_around_unrolled(b, 0, {}, {1, 2}, w, par);
+        vector_around_unrolled(b, 0, {}, {1, 2}, w);
         return;
     case LoopShape::Unroll1Vector0: {
         // The m strided loads share their dense loads: NCHW SpaceToDepth reads each input row once.
         Var xo("x0o"), xi("x0i");
-        vector_rows(b, extent(0), w, par, r.tail_in_loop, xo, [&](Stage st) {
+        vector_rows(b, extent(0), w, r.tail_in_loop, xo, [&](Stage st) {
             st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).reorder(xi, x[1], xo).unroll(x[1]).vectorize(xi);
         });
         return;
@@ -257,13 +243,12 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
         // Both keep their tail in the loop: D2S NHWC f32 C1 (a u64 deinterleave by 2 of 90-unit
         // rows) 1.18-1.24x at 128 KiB.
         Var xo("x0o"), xi("x0i");
-        vector_rows(b, extent(0), w, par, r.tail_in_loop, xo,
+        vector_rows(b, extent(0), w, r.tail_in_loop, xo,
                     [&](Stage st) { st.split(x[0], xo, xi, w, TailStrategy::ShiftInwards).vectorize(xi); });
         return;
     }
     case LoopShape::Scalar:
         // Short or strided output rows: a scalar copy.
-        outer_loops(b, par);
         return;
     }
 }
@@ -273,20 +258,20 @@ void Ladder::schedule_row(Stage b, const Row &r, int w, bool par) const {
 // scalar code: measured 0.03-0.06x memcpy at L3 for u8 NHWC CRD before. A row whose condition at
 // a width is one an earlier row already took (the dense short row at a run factor's width) is
 // skipped: Halide would hand back that earlier specialisation.
-void Ladder::apply(Stage s, bool par) const {
+void Ladder::apply(Stage s) const {
     std::vector<std::pair<const Row *, int>> taken;
     auto schedule_at = [&](const Row &r, int w) {
         for (const auto &[earlier, width] : taken) {
             if (width == w && ladder::same_terms(*earlier, r)) return;
         }
         taken.emplace_back(&r, w);
-        schedule_row(s.specialize(condition(r, w)), r, w, par);
+        schedule_row(s.specialize(condition(r, w)), r, w);
     };
     for (const ladder::Group &g : ladder::kLadder) {
         if (g.whole_pixel_loads && !shape.whole_pixel_loads) continue;
         switch (g.widths) {
         case ladder::Widths::None:
-            for (const Row &r : g) schedule_row(s, r, 0, par);  // no condition: the rest of the views
+            for (const Row &r : g) schedule_row(s, r, 0);  // no condition: the rest of the views
             break;
         case ladder::Widths::WidestFitting:
             // One vector, or the widest block width whose gather fits; then the narrowest block
@@ -331,8 +316,7 @@ void set_transpose_tile(LadderShape &s, const PermuteCopyHandles &h, int rows, i
 void schedule_ladder(const PermuteCopyHandles &h, const LadderShape &shape) {
     Ladder ladder(h, shape);
     Func output = h.output;  // a handle to the same Func
-    ladder.apply(output.specialize(h.parallel), true);
-    ladder.apply(output, false);
+    ladder.apply(output);
 }
 
 // Transposes: dim 0 is the output's dense dim and gathers in the input; dim 1 is the input's
@@ -347,16 +331,12 @@ void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &sh
     const int t0 = shape.tile_rows, t1 = shape.tile_cols;
     Func output = h.output;
     Var x0o("x0o"), x1o("x1o"), x0i("x0i"), x1i("x1i");
-    Ladder ladder(h, shape);
     Expr fits = h.out.dim(0).extent() >= t0 && h.out.dim(1).extent() >= t1;
-    for (bool par : {true, false}) {
-        Stage base = par ? output.specialize(h.parallel) : Stage(output);
-        Stage fast = base.specialize(fits);
-        fast.tile(x[0], x[1], x0o, x1o, x0i, x1i, t0, t1, TailStrategy::ShiftInwards).vectorize(x0i).unroll(x1i);
-        ladder.outer_loops(fast, par);
-        base.tile(x[0], x[1], x0o, x1o, x0i, x1i, t0, t1, TailStrategy::GuardWithIf);
-        ladder.outer_loops(base, par);
-    }
+    output.specialize(fits)
+        .tile(x[0], x[1], x0o, x1o, x0i, x1i, t0, t1, TailStrategy::ShiftInwards)
+        .vectorize(x0i)
+        .unroll(x1i);
+    output.tile(x[0], x[1], x0o, x1o, x0i, x1i, t0, t1, TailStrategy::GuardWithIf);
     Func stage = h.input_stage;  // a handle to the same wrapper
     const std::vector<Var> a = stage.args();
     Var a1o("a1o"), a1i("a1i"), a0o("a0o"), a0i("a0i");

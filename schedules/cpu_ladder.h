@@ -16,7 +16,6 @@ struct LadderShape {
     std::vector<int> run_factors;    // vector widths for contiguous runs, widest first
     std::vector<int> block_widths;   // widths of the patterns with small unrolled inner dims
     std::vector<int> row_widths;     // widths of deinterleaves and gathers into dense rows
-    int task_bytes;                  // bytes per parallel task
     bool whole_pixel_loads = false;  // unroll every block row of a pixel around one strided load
     int max_gather_bytes = 0;        // widest input span one strided vector may shuffle (0: any)
     int max_loose_fit_bytes = 0;     // wider vectors need a row overlap within a quarter (0: none)
@@ -39,13 +38,11 @@ std::vector<int> run_widths(int vectors, int vec);
 // (`line_bytes`), either tuned (tile_rows, tile_row_bytes).
 void set_transpose_tile(LadderShape &s, const PermuteCopyHandles &h, int rows, int line_bytes);
 
-// The ladder's rows (contract/cpu_ladder_table.h) as specialisations of one stage, and the
-// parallel outer loops.
+// The ladder's rows (contract/cpu_ladder_table.h) as specialisations of one stage.
 class Ladder {
 public:
     Ladder(const PermuteCopyHandles &h, const LadderShape &shape);
-    void apply(Halide::Stage s, bool parallel) const;
-    void outer_loops(Halide::Stage s, bool parallel) const;
+    void apply(Halide::Stage s) const;
 
 private:
     Halide::Expr in_stride(int d) const { return h.in.dim(d).stride(); }
@@ -55,19 +52,19 @@ private:
     Halide::Expr condition(const ladder::Row &row, int w) const;
     bool gather_fits(int w, int input_stride) const;
     std::vector<int> widths(ladder::Widths which) const;
-    void schedule_row(Halide::Stage b, const ladder::Row &row, int w, bool parallel) const;
+    void schedule_row(Halide::Stage b, const ladder::Row &row, int w) const;
     void vector_around_unrolled(Halide::Stage b, int v, std::initializer_list<int> inside,
-                                std::initializer_list<int> around, int w, bool parallel) const;
+                                std::initializer_list<int> around, int w) const;
     static constexpr int kLongRowVectors = 16;
-    void vector_rows(Halide::Stage b, const Halide::Expr &row_extent, int w, bool parallel, bool tail_in_short_rows,
-                     Halide::Var xo, const std::function<void(Halide::Stage)> &split) const;
+    void vector_rows(Halide::Stage b, const Halide::Expr &row_extent, int w, bool tail_in_short_rows, Halide::Var xo,
+                     const std::function<void(Halide::Stage)> &split) const;
 
     const PermuteCopyHandles &h;
     LadderShape shape;
     int vec;
 };
 
-// The general family: the ladder under the runtime's `parallel` switch, and again serially.
+// The general family: the ladder, serial (the executor runs a parallel call's boxes as tasks).
 void schedule_ladder(const PermuteCopyHandles &h, const LadderShape &shape);
 // The transpose family: shape.tile_rows x shape.tile_cols register tiles.
 void schedule_transpose_tiles(const PermuteCopyHandles &h, const LadderShape &shape);

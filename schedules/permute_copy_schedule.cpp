@@ -36,7 +36,6 @@ ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Targ
     const std::pair<const char *, int ScheduleTuning::*> fields[] = {
         {"run_vectors", &ScheduleTuning::run_vectors},
         {"block_vectors", &ScheduleTuning::block_vectors},
-        {"task_kib", &ScheduleTuning::task_kib},
         {"tile_rows", &ScheduleTuning::tile_rows},
         {"tile_row_bytes", &ScheduleTuning::tile_row_bytes},
         {"gpu_tile_x", &ScheduleTuning::gpu_tile_x},

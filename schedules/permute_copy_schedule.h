@@ -17,7 +17,6 @@ namespace spacedepth {
 struct ScheduleTuning {
     int run_vectors = 0;     // vectors per iteration of a contiguous run copy
     int block_vectors = 0;   // the widest unrolled-block pattern, in vectors
-    int task_kib = 0;        // KiB per parallel task (the parallel grain)
     int tile_rows = 0;       // transpose tile: output elements per tile (t0)
     int tile_row_bytes = 0;  // transpose tile: bytes of each input row (t1 times the element size)
     // GPU schedules (schedules/gpu.cpp); the tile along grid y stays kGpuTileEdge, which the
@@ -30,7 +29,7 @@ struct ScheduleTuning {
 
 // Picks this target's entry from the `tuning` generator parameter, written by cmake/Tuning.cmake:
 // entries joined by '+', each a Halide target then '/'-separated name:value pairs, e.g.
-// "x86-64-linux-avx2-avx-fma-f16c-sse41/run_vectors:2/task_kib:128". An entry applies to the
+// "x86-64-linux-avx2-avx-fma-f16c-sse41/run_vectors:2/block_vectors:2". An entry applies to the
 // kernel target with the same ISA (features such as user_context are ignored).
 ScheduleTuning parse_schedule_tuning(const std::string &spec, const Halide::Target &target);
 
@@ -39,7 +38,6 @@ struct PermuteCopyHandles {
     Halide::Func output;           // the only Func
     Halide::OutputImageParam in;   // input buffer (for its strides and extents)
     Halide::OutputImageParam out;  // output buffer
-    Halide::Expr parallel;         // runtime switch: may the kernel use the thread pool?
     std::vector<Halide::Var> x;    // x[0] innermost ... x[kKernelRank-1] outermost
     KernelFamily family;           // which schedule family this library gets
     Halide::Func input_stage;      // Transpose only: a wrapper of the input (in())

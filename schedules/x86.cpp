@@ -37,7 +37,6 @@ LadderShape x86_shape(const PermuteCopyHandles &h, const Target &target) {
     // quarter vectors rather than scalar code: measured 0.03-0.06x memcpy at L3 for u8 NHWC CRD
     // before. Never below 8 bytes (nor 4 elements): a narrower vector loses to scalar moves.
     s.row_widths = halving_widths(vec, ladder::x86_narrowest_row_bytes(bytes) / bytes);
-    s.task_bytes = tuned(t.task_kib, 64) * 1024;
     // Transpose tiles: t0 = one vector of output elements (at most 16: a 16-row byte tile fits
     // the registers); t1 = a whole 64-byte cache line of each input row. Power-of-two plane
     // strides put all rows of a tile in the same cache set, so a line evicted before its second

@@ -238,8 +238,8 @@ class Tuner:
                 log(f"tune: time budget reached after {done} of {len(steps)} candidates; run again to go on")
                 break
             # The classes this candidate can change: a switch point, those whose plan it changes;
-            # a generator value, those whose calls run that family's kernel at that width (the
-            # parallel grain: only parallel calls). None: nothing to build or measure.
+            # a generator value, those whose calls run that family's kernel at that width. None:
+            # nothing to build or measure.
             if kind == "runtime":
                 trial_gen, trial_run = best_gen, dict(best_run, **{name: value})
                 trial_plans = self.plans(trial_run)
@@ -247,8 +247,7 @@ class Tuner:
             else:
                 trial_gen, trial_run = dict(best_gen, **{width: dict(best_gen[width], **{name: value})}), best_run
                 family = "transpose" if name.startswith("tile") else "general"
-                names = [n for n, plan in best_plans.items() if re.search(rf"\b{family} {width} kernel", plan)
-                         and (name != "task_kib" or plan.endswith("parallel"))]
+                names = [n for n, plan in best_plans.items() if re.search(rf"\b{family} {width} kernel", plan)]
             if names:
                 figures, _ = self.evaluate(trial_gen, trial_run)
                 accept = self.better(figures, best, names)

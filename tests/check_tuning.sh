@@ -36,7 +36,7 @@ for flag in avx2 fma f16c; do grep -qw $flag /proc/cpuinfo || avx2=""; done
 
 echo "== 1. invalid databases"
 for bad in bad_value:"generator.run_vectors = 3 is not one of the declared values (1, 2, 4, 8)" \
-           bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, input_order_min_bytes, long_run_bytes, parallel_min_bytes, shuffle_max_bytes, small_max_bytes, stream_many_rows_min_bytes, stream_min_bytes, stream_parallel_min_bytes, stream_partial_min_bytes, stream_serial_shuffle_min_bytes, transpose_min_extent)" \
+           bad_name:"unknown runtime parameter 'small_max_byte' (known: avx2_deinterleave_max_extent, avx2_run_max_bytes, avx2_run_min_bytes, input_order_min_bytes, long_run_bytes, parallel_min_bytes, parallel_task_bytes, shuffle_max_bytes, small_max_bytes, stream_many_rows_min_bytes, stream_min_bytes, stream_parallel_min_bytes, stream_partial_min_bytes, stream_serial_shuffle_min_bytes, transpose_min_extent)" \
            bad_machine_cpu:"machines[0].cpu must read '<vendor> family 0x<hex> model 0x<hex>', as \`spacedepth info\` prints it after \"CPU: \" (got 'Intel Xeon model 167')" \
            bad_machine_generator:"machines[0] (GenuineIntel family 0x6 model 0xa7) sets generator values: kernels are generated per target, so only its runtime switch points may differ per CPU model"; do
     dir="${bad%%:*}"; want="${bad#*:}"
@@ -52,8 +52,8 @@ fixture="$out/fixture"
 kernels "$fixture" "$src/tests/tuning/fixture" -DSPACEDEPTH_EMIT_STMT=ON > "$out/fixture.log"
 grep -q "tuning: x86-64-linux-avx2.json applies to $target" "$out/fixture.log" || fail "configure did not apply the database"
 commands=$("$ninja" -C "$fixture" -t commands spacedepth)
-want_u32="tuning=$target/run_vectors:1/task_kib:16/tile_row_bytes:128/tile_rows:8"
-want_u8="tuning=$target/run_vectors:1/task_kib:16"
+want_u32="tuning=$target/run_vectors:1/tile_row_bytes:128/tile_rows:8"
+want_u8="tuning=$target/run_vectors:1"
 for k in general_u32 transpose_u32; do
     grep "\-f spacedepth_$k " <<< "$commands" | grep -qF -- "$want_u32" || fail "spacedepth_$k was not generated with $want_u32"
 done
@@ -72,9 +72,6 @@ grep -q 'allocate input_im_global_wrapper$0\[uint32 \* 8 \* 32 \*' "${stmt}_tran
 # run_vectors 1: run copies of one 8-lane vector, none of 32 lanes.
 grep -q 'output\[ramp([^]]*(int64)1, 8)\] = input\[ramp([^]]*(int64)1, 8)\]' "${stmt}_general_u32.stmt" || fail "no 8-lane run copy"
 grep -q "$run32" "${stmt}_general_u32.stmt" && fail "a 32-lane run copy remains with run_vectors 1"
-# task_kib 16: 4096 u32 elements per parallel task (default 16384).
-grep -q '(4096/' "${stmt}_general_u32.stmt" || fail "no 4096-element tasks"
-grep -q '(16384/' "${stmt}_general_u32.stmt" && fail "64 KiB tasks remain"
 echo "ok: the kernels show every generator value"
 
 for k in general_u32 transpose_u32; do
@@ -123,7 +120,7 @@ else
         || { echo "$info"; fail "the runtime does not report the database and this CPU's entry"; }
     # The target's values, this model's two on top (stream_min_bytes, transpose_min_extent back
     # to 8), the other model's (stream_parallel_min_bytes, small_max_bytes) not.
-    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 input_order_min_bytes=0 long_run_bytes=128 parallel_min_bytes=65536 shuffle_max_bytes=2048 small_max_bytes=16384 stream_many_rows_min_bytes=25165824 stream_min_bytes=67108864 stream_parallel_min_bytes=33554432 stream_partial_min_bytes=25165824 stream_serial_shuffle_min_bytes=4611686018427387904 transpose_min_extent=8" <<< "$info" \
+    grep -q "switch points: avx2_deinterleave_max_extent=40 avx2_run_max_bytes=127 avx2_run_min_bytes=33 input_order_min_bytes=0 long_run_bytes=128 parallel_min_bytes=65536 parallel_task_bytes=16384 shuffle_max_bytes=2048 small_max_bytes=16384 stream_many_rows_min_bytes=25165824 stream_min_bytes=67108864 stream_parallel_min_bytes=33554432 stream_partial_min_bytes=25165824 stream_serial_shuffle_min_bytes=4611686018427387904 transpose_min_extent=8" <<< "$info" \
         || { echo "$info"; fail "the runtime does not use the database's switch points"; }
     # The linked kernels are the host build's: the runtime must not claim the fixture's values.
     grep -q "tuned schedule" <<< "$info" && { echo "$info"; fail "the runtime claims schedule values its kernels lack"; }
@@ -155,6 +152,5 @@ for family in general transpose; do
 done
 # ... and the values the fixture changes are there by default: the checks above can fail.
 grep -q "$run32" "$out/defaults/general/k.stmt" || fail "the default general kernel has no 32-lane run copy"
-grep -q '(16384/' "$out/defaults/general/k.stmt" || fail "the default general kernel has no 64 KiB tasks"
 grep -q 'allocate input_im_global_wrapper$0\[uint32 \* 4 \* 16 \*' "$out/defaults/transpose/k.stmt" || fail "the default tile is not 4 x 16"
 echo "ok: $defaults generates the default kernels"

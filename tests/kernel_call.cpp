@@ -1,6 +1,7 @@
 // Calls one 4-byte kernel of a separate build directly (ctest regenerate_*, tuning_database and
 // emulated_demo_build; tests/build_kernel_call.sh compiles it), on 6-D views laid out as
-// contract/kernel_contract.h says, serially and on the thread pool, and checks every element.
+// contract/kernel_contract.h says, with `parallel` false and true (the kernels run serially
+// either way: the library's executor splits a parallel call), and checks every element.
 // Written against the kernel's own header and the contract alone, so it links with two archives,
 // the kernel and the Halide runtime, and needs no runtime library or other kernel.
 //   -DKERNEL=<name>: the kernel (its header is <name>.h); any family takes the transposes.

@@ -281,4 +281,45 @@ TEST(PlanRules, SpaceToDepthWalksPlanesUnderTheSwitchPoint) {
     }
 }
 
+// The Halide kernels are serial loop nests; the executor runs a parallel plan's call as tasks of
+// the two outermost slots' iterations on the pool (runtime/execute.cpp), each one to three kernel
+// calls: whole slot-5 rows, and with the blocked layouts (both slots real, slot 4 of 45 and 4)
+// tasks that start and end inside a row (64 KiB: 21 of 45 iterations; 100 KiB: 3 of 4). Each plan
+// is checked against the reference; the pool is reached only by a parallel plan, never a serial one.
+TEST(PlanRules, ParallelCallsRunAsTasksOnThePool) {
+    const Params d2s{Op::DepthToSpace, Block(2), Order::DCR, 2}, s2d{Op::SpaceToDepth, Block(2), Order::CRD, 2};
+    const Params s2d_b3{Op::SpaceToDepth, Block(3), Order::DCR, 2};
+    const Call calls[] = {
+        {d2s, DType::Float32, Layout::NHWC, {1, 64, 64, 64}},    // 1 MiB
+        {s2d, DType::UInt8, Layout::NCHW, {1, 3, 418, 418}},     // 512 KiB, odd planes
+        {d2s, DType::Float16, Layout::NCHW, {2, 12, 101, 103}},  // two images, odd rows
+        {s2d_b3, DType::Float32, Layout::NHWC, {1, 3, 297, 201}},
+        {d2s, DType::Float32, Layout::NCHWc4, {3, 16, 45, 47}},  // u64 kernel: slots 4, 5 of 45 x 3
+        {s2d, DType::Float32, Layout::NCHWc4, {3, 4, 90, 94}},   // 33 KiB a slot-4 iteration
+    };
+    for (int threads : {2, 1}) {
+        for (int64_t task_bytes : {int64_t{16} << 10, int64_t{64} << 10, int64_t{100} << 10, int64_t{1} << 40}) {
+            spacedepth::detail::SwitchPoints points = spacedepth::detail::switch_points();
+            points.parallel_min_bytes = 256 << 10;
+            points.parallel_task_bytes = task_bytes;
+            points.stream_min_bytes = points.stream_parallel_min_bytes = int64_t{1} << 62;
+            const ScopedSwitchPoints scoped(points);
+            for (Call c : calls) {
+                c.p.threads = threads;
+                const long long before = spacedepth::detail::pool_task_loops();
+                int64_t bytes = 0;
+                const spacedepth::detail::KernelPlan plan = planned_and_checked(c, &bytes);
+                const std::string how = std::to_string(bytes) + " bytes, " + std::to_string(threads) +
+                                        " threads, tasks of " + std::to_string(task_bytes) +
+                                        " bytes: " + spacedepth::detail::describe_plan(plan);
+                const bool halide = plan.family == spacedepth::KernelFamily::General ||
+                                    plan.family == spacedepth::KernelFamily::Transpose;
+                EXPECT_EQ(plan.parallel, threads == 2) << how;
+                const bool tasks = plan.parallel && halide && task_bytes < (int64_t{1} << 40);
+                EXPECT_EQ(spacedepth::detail::pool_task_loops() > before, tasks) << how;
+            }
+        }
+    }
+}
+
 }  // namespace

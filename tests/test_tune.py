@@ -112,8 +112,8 @@ class TuneSearchTest(unittest.TestCase):
     def test_candidates_that_change_no_plan_or_kernel_are_not_measured(self):
         tuner = ModelTuner(make_args(self.tmp.name), {})
         self.run_search(tuner)
-        # transpose_min_extent and long_run_bytes change no plan in the model; task_kib only
-        # matters to parallel calls and tile_* only to transposes, which the model has.
+        # transpose_min_extent and long_run_bytes change no plan in the model; tile_* matter only
+        # to transposes, which the model has.
         measured = [{**g, **r} for g, r in tuner.measured]
         self.assertFalse(any("transpose_min_extent" in m or "long_run_bytes" in m for m in measured))
         self.assertTrue(any("tile_rows" in m for m in measured))

@@ -106,9 +106,9 @@ constexpr int kernel_width_index(int width) {
 // dims contiguous on both sides merged, the element widened as far as runs and strides allow.
 // Slots 0 .. kCpuPatternSlots-1 hold the innermost dims: the ladder's patterns are stride and
 // extent tests on these. In a parallel call the last kCpuParallelSlots slots hold the outermost
-// dims, which the executor splits into boxes, one kernel call per task (runtime/execute.cpp), and
-// unit dims (extent 1) pad the slots between; in a serial call the dims fill the slots from 0 and unit dims pad the
-// top.
+// dims, which the executor splits into tasks of one to three kernel calls (runtime/execute.cpp),
+// and unit dims (extent 1) pad the slots between; in a serial call the dims fill the slots from 0
+// and unit dims pad the top.
 constexpr int kCpuPatternSlots = 4;
 constexpr int kCpuParallelSlots = 2;
 static_assert(kCpuPatternSlots + kCpuParallelSlots == kKernelRank, "every CPU slot has one role");

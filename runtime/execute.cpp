@@ -147,13 +147,12 @@ int run_on_host(KernelFn fn, const RegisteredKernel &kernel, const KernelPlan &p
     const int64_t per_task = std::max({int64_t{1}, plan.task_bytes / plan.width / std::max<int64_t>(inner, 1),
                                        (total + (int64_t{1} << 20) - 1) >> 20});
     const int64_t tasks = (total + per_task - 1) / per_task;
-    const KernelTasks t{fn, &in, &out, per_task, total};
+    KernelTasks t{fn, &in, &out, per_task, total};
     if (tasks <= 1) {
         return run_box(t, &sink, 0, out.dim[s4].extent, 0, out.dim[s5].extent);
     }
     task_loops_to_pool.fetch_add(1, std::memory_order_relaxed);
-    return halide_do_par_for(&sink, run_task, 0, static_cast<int>(tasks),
-                             reinterpret_cast<uint8_t *>(const_cast<KernelTasks *>(&t)));
+    return halide_do_par_for(&sink, run_task, 0, static_cast<int>(tasks), reinterpret_cast<uint8_t *>(&t));
 }
 
 // One kernel call on the memory at the two base addresses: host memory directly, a GPU device's

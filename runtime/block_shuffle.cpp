@@ -2,6 +2,7 @@
 // loop per instruction set, each compiled for its set (target regions below) and chosen from the
 // CPU probe under SPACEDEPTH_MAX_ISA, as the Halide wrappers' paths are.
 #include "runtime/block_shuffle.h"
+#include "runtime/checked_math.h"
 #include "runtime/isa.h"
 #include "runtime/microkernel_slots.h"
 #include "runtime/simd_target.h"
@@ -92,8 +93,8 @@ bool lanes_within_16(const std::vector<int64_t> &offsets, int64_t start, int byt
 
 // The vector of output bytes [start, start + bytes) of a window, its instruction count and the
 // end of its loads; false where its input bytes need more chunks than the set's tables hold.
-bool build_vector(const std::vector<int64_t> &offsets, int64_t start, int bytes, ShuffleIsa isa, ShuffleVector *out,
-                  double *cost, int64_t *read_end) {
+bool build_vector(const std::vector<int64_t> &offsets, int64_t start, int bytes, ShuffleIsa isa, bool join_rows,
+                  ShuffleVector *out, double *cost, int64_t *read_end) {
     const int vector_bytes = vector_bytes_of(isa);
     const int max_chunks = isa == ShuffleIsa::Vbmi ? kMaxShuffleChunks : 4;
     if (bytes < 1 || bytes > vector_bytes) return false;
@@ -108,13 +109,22 @@ bool build_vector(const std::vector<int64_t> &offsets, int64_t start, int bytes,
     const bool partial = v.bytes < vector_bytes;
     double vector_cost = 0;
     int64_t end = 0;
-    if (isa == ShuffleIsa::Vbmi && span <= 128) {
-        // One or two 64-byte loads from the lowest byte, one VPERMB or VPERMT2B.
+    // VBMI: the input bytes within two 64-byte loads, from the lowest byte and from the lowest
+    // byte past the first load's reach (the next 64 bytes where they follow; joining rows,
+    // wherever the second of two short rows or planes starts).
+    const int64_t *past_first = std::lower_bound(sorted, sorted + v.bytes, lowest + 64);
+    const int64_t second = span <= 128 || !join_rows ? lowest + 64 : *past_first;
+    if (isa == ShuffleIsa::Vbmi && (span <= 64 || sorted[v.bytes - 1] < second + 64)) {
+        // One VPERMB or VPERMT2B.
         v.span_tables = span <= 64 ? 1 : 2;
         v.chunk_offset[0] = lowest;
-        for (int t = 0; t < v.bytes; t++) v.index[0][t] = static_cast<uint8_t>(offsets[start + t] - lowest);
+        v.chunk_offset[1] = second;
+        for (int t = 0; t < v.bytes; t++) {
+            const int64_t offset = offsets[start + t];
+            v.index[0][t] = static_cast<uint8_t>(offset < lowest + 64 ? offset - lowest : 64 + offset - second);
+        }
         vector_cost = v.span_tables + 2;
-        end = lowest + 64 * v.span_tables;
+        end = v.chunk_offset[v.span_tables - 1] + 64;
     } else if (isa == ShuffleIsa::Avx2 && lanes_within_16(offsets, start, v.bytes)) {
         // One 16-byte load per lane (one 32-byte load where the two are consecutive), one PSHUFB.
         v.lane_loads = true;
@@ -176,7 +186,7 @@ bool build_vector(const std::vector<int64_t> &offsets, int64_t start, int bytes,
 // paying the row loop twice a row. Windows of part of a dim in cut vectors ran slower than the
 // single-vector windows they displaced (S2D NCHW DCR u8 C64 at 4 KiB: 2 half vectors, 1.2x the
 // time on VBMI, 1.4x on AVX2; AMD EPYC Zen 4).
-bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, bool cut_short,
+bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, bool join_rows, bool cut_short,
                    std::vector<ShuffleVector> *vectors, double *cost, int64_t *read_end) {
     const int vector_bytes = vector_bytes_of(isa);
     const int64_t window_bytes = static_cast<int64_t>(offsets.size());
@@ -188,16 +198,16 @@ bool build_vectors(const std::vector<int64_t> &offsets, ShuffleIsa isa, bool cut
         double vector_cost = 0;
         int64_t end = 0;
         const int bytes = static_cast<int>(std::min<int64_t>(vector_bytes, window_bytes - start));
-        if (!build_vector(offsets, start, bytes, isa, &v, &vector_cost, &end)) {
+        if (!build_vector(offsets, start, bytes, isa, join_rows, &v, &vector_cost, &end)) {
             if (!cut_short) return false;
             // A prefix of a vector that fits fits too: the longest, by bisection.
             int fits = std::min(bytes, vector_bytes / 2), fails = bytes;
-            if (!build_vector(offsets, start, fits, isa, &v, &vector_cost, &end)) return false;
+            if (!build_vector(offsets, start, fits, isa, join_rows, &v, &vector_cost, &end)) return false;
             while (fails - fits > 1) {
                 const int mid = (fits + fails) / 2;
-                (build_vector(offsets, start, mid, isa, &v, &vector_cost, &end) ? fits : fails) = mid;
+                (build_vector(offsets, start, mid, isa, join_rows, &v, &vector_cost, &end) ? fits : fails) = mid;
             }
-            build_vector(offsets, start, fits, isa, &v, &vector_cost, &end);
+            build_vector(offsets, start, fits, isa, join_rows, &v, &vector_cost, &end);
         }
         // A short vector that the window's later vectors (run after it) cover past its end is
         // stored whole on the sets whose partial stores go in pieces.
@@ -230,7 +240,7 @@ int64_t whole_vector_windows(ShuffleIsa isa, const std::vector<ShuffleVector> &v
 }  // namespace
 
 std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, const Fragments &fragments,
-                                                           ShuffleIsa isa) {
+                                                           ShuffleIsa isa, bool join_rows) {
     // The output's dense prefix: windows are made of its dims.
     size_t dense = 0;
     for (int64_t run = 1; dense < dims.size() && dims[dense].out_stride == run; dense++) run *= dims[dense].extent;
@@ -270,7 +280,8 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             const bool whole = m == extent && j + 1 < dims.size();
             double window_cost = kWindowCost + kScalarByteCost * static_cast<double>(window);
             int64_t read_end = 0;
-            if (isa != ShuffleIsa::Scalar && !build_vectors(offsets, isa, whole, &vectors, &window_cost, &read_end)) {
+            if (isa != ShuffleIsa::Scalar &&
+                !build_vectors(offsets, isa, join_rows, whole, &vectors, &window_cost, &read_end)) {
                 continue;
             }
             if (isa == ShuffleIsa::Scalar) vectors.clear();
@@ -286,7 +297,7 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
             if (tail > 0 && isa != ShuffleIsa::Scalar) {
                 const std::vector<int64_t> tail_offsets(offsets.begin(), offsets.begin() + tail * unit);
                 double vectors_cost = 0;
-                if (build_vectors(tail_offsets, isa, false, &tail_program, &vectors_cost, &tail_read_end)) {
+                if (build_vectors(tail_offsets, isa, join_rows, false, &tail_program, &vectors_cost, &tail_read_end)) {
                     tail_cost = vectors_cost + kTailCost;
                     tail_vectors = tail_program.size();
                 }
@@ -321,6 +332,23 @@ std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &dims, 
     }
     if (best < 0) return nullptr;
     program->read_begin = *std::min_element(program->byte_offset.begin(), program->byte_offset.end());
+    // A row whose input the next outer loop's iterations read again (NCHW SpaceToDepth's phases
+    // of one input row: slot 1 steps a byte or an element) is cut into blocks of 16-64 windows (a
+    // divisor of the row's), with that loop inside the block loop: each block's input is still in
+    // L1 when the next phase reads it, not in L2 a plane later.
+    int64_t block_windows = 64;
+    while (block_windows >= 16 && program->windows % block_windows != 0) block_windows--;
+    if (join_rows && !program->outer.empty() && program->tail_units == 0 && block_windows >= 16 &&
+        program->windows > block_windows &&
+        magnitude(program->outer[0].in_stride) < program->read_end - program->read_begin) {
+        const ShuffleProgram::Loop phases = program->outer[0];
+        program->outer[0] = {program->windows / block_windows, block_windows * program->window_in_step,
+                             block_windows * program->window_out_step};
+        program->outer.insert_front(phases);
+        program->windows = block_windows;
+        program->whole_windows = whole_vector_windows(isa, program->vectors, program->window_bytes,
+                                                      program->window_out_step, program->windows, 0);
+    }
     if (program->tail_units > 0) {
         const auto first = program->byte_offset.begin();
         program->tail_read_begin = *std::min_element(first, first + program->tail_units * program->unit_bytes);
@@ -548,7 +576,7 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     const __m512i index = _mm512_load_si512(v.index[0]);
     const __mmask64 mask = v.bytes == 64 ? ~__mmask64{0} : (__mmask64{1} << v.bytes) - 1;
     (void)whole;  // masked stores: whole vectors cost no less
-    const int64_t low = v.chunk_offset[0];
+    const int64_t low = v.chunk_offset[0], high = v.chunk_offset[1];
     // The zero-masked single-table permute: GCC 12 warns of the unmasked one's undefined pass-through.
     if (v.span_tables == 1) {
         for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
@@ -558,7 +586,7 @@ inline void vector_run(const ShuffleVector &v, const uint8_t *in, uint8_t *out, 
     } else if (v.span_tables == 2) {
         for (int64_t i = 0; i < n; i++, in += in_step, out += out_step) {
             const __m512i r =
-                _mm512_permutex2var_epi8(_mm512_loadu_si512(in + low), index, _mm512_loadu_si512(in + low + 64));
+                _mm512_permutex2var_epi8(_mm512_loadu_si512(in + low), index, _mm512_loadu_si512(in + high));
             _mm512_mask_storeu_epi8(out, mask, r);
         }
     } else {

@@ -32,8 +32,10 @@ struct ShuffleVector {
     int bytes = 0;           // <= the ISA's vector bytes; fewer: stored in pieces
     int chunks = 0;
     int64_t chunk_offset[kMaxShuffleChunks] = {};  // input bytes from the window's base
-    // VBMI: where the vector's input bytes lie within 128 bytes, its tables are 1 or 2 64-byte
-    // loads from its lowest input byte (chunk_offset[0]), and its indexes count from there.
+    // VBMI: where the vector's input bytes lie within 128 bytes (or, joining rows, two 64-byte
+    // ranges), its tables are 1 or 2 64-byte loads, from its lowest input byte (chunk_offset[0])
+    // and from chunk_offset[1] (the next 64 bytes, or the lowest input byte past them), and its
+    // indexes count from those.
     int span_tables = 0;
     // AVX2: where each 128-bit lane's input bytes lie within 16 bytes, the lane is one 16-byte
     // load at chunk_offset[lane] and the vector one PSHUFB with index[0] as its control.
@@ -79,9 +81,13 @@ struct ShuffleProgram {
 
 // The program for byte dims in output order (innermost first, every out_stride > 0, the output
 // dense along a prefix of them) and byte fragments, on `isa`; null where no window of at most
-// four vectors fits (the output's dense prefix is not at dim 0).
+// four vectors fits (the output's dense prefix is not at dim 0). `join_rows` (the planner's NCHW
+// views of rows under 64 bytes): VBMI vectors may load from two places further apart than 64
+// bytes (two short rows or planes), and a row whose input the next outer loop reads again is cut
+// into blocks with that loop inside. Elsewhere neither measured faster (S2D NHWC CRD u8 C3 at
+// 128 KiB 1.24x the time, D2S NHWC CRD f32 C12 1.21x; Intel Xeon VM, VBMI).
 std::shared_ptr<const ShuffleProgram> make_shuffle_program(const DimList &byte_dims, const Fragments &fragments,
-                                                           ShuffleIsa isa);
+                                                           ShuffleIsa isa, bool join_rows = false);
 
 // The rows a fragment has: the outer loops' iterations.
 inline int64_t shuffle_rows_per_fragment(const ShuffleProgram &p) {

@@ -70,7 +70,7 @@ std::string describe_plan(const KernelPlan &plan);
 // (walk_output_forwards), or null where the view has none (an output not dense from its first
 // byte). make_kernel_plan() takes it with best_shuffle_isa(); the per-path tests with each.
 std::shared_ptr<const ShuffleProgram> plan_shuffle(const Problem &problem, const View &view, ShuffleIsa isa,
-                                                   int64_t *in_offset, int64_t *out_offset);
+                                                   int64_t *in_offset, int64_t *out_offset, bool join_rows = false);
 
 // Steps the two planners share (plan_cpu.cpp).
 // Merges neighbours that are contiguous in both tensors (dims in loop order, innermost first).

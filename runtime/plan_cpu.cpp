@@ -492,12 +492,12 @@ DimList output_order_bytes(const Problem &p, const View &view, KernelPlan *plan)
 }  // namespace
 
 std::shared_ptr<const ShuffleProgram> plan_shuffle(const Problem &problem, const View &view, ShuffleIsa isa,
-                                                   int64_t *in_offset, int64_t *out_offset) {
+                                                   int64_t *in_offset, int64_t *out_offset, bool join_rows) {
     KernelPlan plan;
     const DimList dims = output_order_bytes(problem, view, &plan);
     *in_offset = plan.in_offset;
     *out_offset = plan.out_offset;
-    return make_shuffle_program(dims, plan.fragments, isa);
+    return make_shuffle_program(dims, plan.fragments, isa, join_rows);
 }
 
 namespace {
@@ -528,6 +528,33 @@ namespace {
 // rows that ran slower (NCHW_VECT_C CRD i8 C16 from 16 KiB, 0.44-0.91x); the ladder's runs (NHWC
 // DCR, 0.5-1.0x), wide gathers (NHWC CRD C16-C64, 0.1-0.7x) and longer rows stay with it.
 enum class ShuffleRule { None, Tiny, IfCheap, PixelsIfCheap, Streaming };
+
+// Rows under a VBMI vector, in cache, serial: NCHW SpaceToDepth (slot 0 steps 2-8 along input
+// rows, slot 1 a row's phases, each to a row of its own; output rows under 64 bytes; not NHWC
+// CRD's pixel transposes, D2S C12 f32 0.74x the time) and DepthToSpace (slot 0 over planes,
+// slot 1 along rows of at most 32 bytes). The shuffle's program joins rows (make_shuffle_program):
+// two output rows or two planes' rows a vector, one 64-byte load from each, and each block of a
+// row's windows read by both phases while in L1. At 128 KiB (the two builds alternating, 2-5
+// rounds, Intel Xeon VM of model 0xcf) the ladder's rows of 22-45 bytes ran S2D NCHW u8 C16/C64
+// 0.30-0.33 of memcpy, the joined windows 0.39-0.45; D2S u8 C64 0.33-0.36 -> 0.45-0.52. D2S rows
+// of 45 bytes (u8 C16: windows of 180 bytes, chunk loads) ran no faster, so they stay. From 24
+// KiB: at 30 KiB the matrix's NCHW rows it takes ran 0.59-0.95x the time, at 4-16 KiB 0.75-2.3x
+// (D2S f32 C64 at 16 KiB 2.2x: the ladder's u32 rows were at 0.44 of memcpy already).
+constexpr int64_t kJoinRowsMinBytes = 24 << 10;
+bool joins_short_rows(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
+    const bool ladder_plan = plan.family == KernelFamily::General || plan.family == KernelFamily::Small;
+    if (!ladder_plan || plan.parallel || p.bytes < kJoinRowsMinBytes || p.bytes >= points.stream_min_bytes ||
+        best_shuffle_isa() != ShuffleIsa::Vbmi) {
+        return false;
+    }
+    const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
+    const int64_t w = plan.width, step0 = magnitude(d0.in_stride);
+    const bool s2d_rows = step0 > 1 && step0 <= 8 && d1.in_stride == 1 && d1.extent == step0 &&
+                          d1.out_stride > d0.extent && d0.extent * w < 64;
+    const bool d2s_planes = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&
+                            d1.out_stride == d0.extent && step0 >= d1.extent && d1.extent * w <= 32;
+    return s2d_rows || d2s_planes;
+}
 constexpr int64_t kChunkGatherMinBytes = 8 << 10;
 ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
     // Only over the Halide ladder's plans: the transposes' and the other microkernels' stay (the
@@ -586,6 +613,7 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     // AVX2's 16-byte PSHUFBs the D2S b2 lost (12.0 -> 8.9; S2D 11.8 -> 12.1, D2S b4 8.0 -> 8.4).
     const bool byte_runs = d0.in_stride == 1 && d0_bytes < 16 && p.elem_bytes == 1;
     if (beyond_cache && byte_runs && best_shuffle_isa() == ShuffleIsa::Vbmi) return ShuffleRule::Streaming;
+    if (joins_short_rows(p, points, plan)) return ShuffleRule::IfCheap;
     if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
     if (beyond_cache) {
         // Serial plans from stream_serial_shuffle_min_bytes, confirmed per CPU model: the ladder's
@@ -622,7 +650,8 @@ void choose_shuffle(const Problem &p, const SwitchPoints &points, const PlanChoi
         i *= plan->width;
         o *= plan->width;
     }
-    std::shared_ptr<const ShuffleProgram> program = make_shuffle_program(byte_dims, fragments, isa);
+    std::shared_ptr<const ShuffleProgram> program =
+        make_shuffle_program(byte_dims, fragments, isa, joins_short_rows(p, points, *plan));
     if (program == nullptr) return;
     const double max_cost = rule == ShuffleRule::PixelsIfCheap ? max_pixels_cost(isa) : max_shuffle_cost(isa);
     if (rule != ShuffleRule::Tiny && program->cost_per_byte > max_cost) return;

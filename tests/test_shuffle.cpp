@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -43,7 +44,8 @@ struct Checked {
 
 // Runs the call's shuffle program on `isa` (if its view has one) and compares with the reference.
 void check_call(const Params &p, const TestTensor &in, const TestTensor &out, ShuffleIsa isa, const std::string &what,
-                Checked *checked) {
+                Checked *checked, bool join_rows = false,
+                std::shared_ptr<const ShuffleProgram> *checked_program = nullptr) {
     spacedepth::detail::Problem problem;
     const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);
     ASSERT_TRUE(spacedepth::detail::validate(as_c(p, in.tensor.dims.ndim()), cin, cout, &problem).ok()) << what;
@@ -52,8 +54,9 @@ void check_call(const Params &p, const TestTensor &in, const TestTensor &out, Sh
     ASSERT_TRUE(spacedepth::detail::build_view(problem, &view).ok()) << what;
     int64_t in_offset = 0, out_offset = 0;
     const std::shared_ptr<const ShuffleProgram> program =
-        spacedepth::detail::plan_shuffle(problem, view, isa, &in_offset, &out_offset);
+        spacedepth::detail::plan_shuffle(problem, view, isa, &in_offset, &out_offset, join_rows);
     if (program == nullptr) return;
+    if (checked_program != nullptr) *checked_program = program;
     checked->programs++;
     checked->vector_programs += !program->vectors.empty();
     checked->whole_vector_programs +=
@@ -74,10 +77,28 @@ void check_call(const Params &p, const TestTensor &in, const TestTensor &out, Sh
                       0);
             ASSERT_EQ(compare(got, want), "")
                 << what << " on the " << spacedepth::detail::shuffle_isa_name(isa) << " path"
-                << (stream ? ", streaming" : "") << (parallel ? ", parallel" : "") << ", windows of "
-                << program->window_bytes << " bytes";
+                << (stream ? ", streaming" : "") << (parallel ? ", parallel" : "") << (join_rows ? ", rows joined" : "")
+                << ", windows of " << program->window_bytes << " bytes";
         }
     }
+}
+
+// Each call, in tensors that end right after their last byte, through check_call; the programs
+// checked, in the calls' order (null where a view has none).
+template <size_t N>
+std::vector<std::shared_ptr<const ShuffleProgram>> check_calls(const Call (&calls)[N], ShuffleIsa isa, bool join_rows,
+                                                               Checked *checked) {
+    std::vector<std::shared_ptr<const ShuffleProgram>> programs(N);
+    for (size_t i = 0; i < N; i++) {
+        const Call &c = calls[i];
+        TestTensor in = make_tensor(c.dtype, c.layout, c.in);
+        TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
+        fill_unique(in, 5);
+        check_call(c.p, in, out, isa, spacedepth::describe_call(c.p, in.tensor, out.tensor), checked, join_rows,
+                   &programs[i]);
+        if (::testing::Test::HasFatalFailure()) break;
+    }
+    return programs;
 }
 
 TEST(Shuffle, EveryPathMatchesTheReferenceOnRandomCalls) {
@@ -88,6 +109,10 @@ TEST(Shuffle, EveryPathMatchesTheReferenceOnRandomCalls) {
             auto [p, in, out] = random_call(rng, 7, 5);
             fill_unique(in, i);
             check_call(p, in, out, isa, "random call " + std::to_string(i), &checked);
+            if (HasFatalFailure()) return;
+            // The programs that join rows (the planner's for NCHW rows under 64 bytes), on any view.
+            Checked joined;
+            check_call(p, in, out, isa, "random call " + std::to_string(i), &joined, true);
             if (HasFatalFailure()) return;
         }
         // Most views have an output dense from its first byte (unpadded outputs).
@@ -119,14 +144,45 @@ TEST(Shuffle, ShortRunsTinyPlanesAndTails) {
     };
     for (ShuffleIsa isa : paths_this_cpu_runs()) {
         Checked checked;
-        for (const Call &c : calls) {
-            TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-            TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
-            fill_unique(in, 5);
-            check_call(c.p, in, out, isa, spacedepth::describe_call(c.p, in.tensor, out.tensor), &checked);
-            if (HasFatalFailure()) return;
-        }
+        check_calls(calls, isa, false, &checked);
+        if (HasFatalFailure()) return;
         EXPECT_EQ(checked.programs, static_cast<int>(std::size(calls))) << spacedepth::detail::shuffle_isa_name(isa);
+    }
+}
+
+// Rows under a VBMI vector: S2D NCHW output rows of 23 and 29 bytes (two rows of a plane a
+// vector, two input rows apart) and D2S NCHW output rows of 46 and 60 bytes (two planes a vector,
+// 115 and 1200 bytes apart: the windows at the input's end run on its copy, or byte by byte past
+// the copy's reach), rows per plane odd (a tail), in tensors that end right after their last
+// byte. On the VBMI path their vectors load from two places 64 bytes apart or more, and where a
+// row's windows divide into blocks (88 windows of the third call: two blocks of 44), the phases'
+// loop runs inside the blocks' loop.
+TEST(Shuffle, VectorsThatJoinTwoShortRowsOrPlanes) {
+    const Call calls[] = {
+        {{Op::SpaceToDepth, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NCHW, {1, 8, 22, 46}},
+        {{Op::SpaceToDepth, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NCHW, {1, 8, 44, 46}},
+        {{Op::SpaceToDepth, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NCHW, {1, 4, 14, 58}},
+        {{Op::DepthToSpace, Block(2), Order::DCR, 1}, DType::UInt8, Layout::NCHW, {1, 256, 5, 23}},
+        {{Op::DepthToSpace, Block(2), Order::CRD, 1}, DType::UInt8, Layout::NCHW, {1, 8, 40, 30}},
+    };
+    for (ShuffleIsa isa : paths_this_cpu_runs()) {
+        Checked checked;
+        const auto programs = check_calls(calls, isa, true, &checked);
+        if (HasFatalFailure()) return;
+        EXPECT_EQ(checked.programs, static_cast<int>(std::size(calls))) << spacedepth::detail::shuffle_isa_name(isa);
+        if (isa != ShuffleIsa::Vbmi) continue;
+        int blocked = 0;
+        for (const auto &program : programs) {
+            ASSERT_NE(program, nullptr);
+            EXPECT_TRUE(std::any_of(
+                program->vectors.begin(), program->vectors.end(),
+                [](const auto &v) { return v.span_tables == 2 && v.chunk_offset[1] > v.chunk_offset[0] + 64; }))
+                << "windows of " << program->window_bytes << " bytes";
+            const auto &outer = program->outer;
+            blocked += outer.size() > 1 && std::abs(outer[0].in_stride) < program->window_in_step &&
+                       outer[1].in_stride == program->windows * program->window_in_step;
+        }
+        EXPECT_EQ(blocked, 1);
     }
 }
 

@@ -614,6 +614,15 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const bool byte_runs = d0.in_stride == 1 && d0_bytes < 16 && p.elem_bytes == 1;
     if (beyond_cache && byte_runs && best_shuffle_isa() == ShuffleIsa::Vbmi) return ShuffleRule::Streaming;
     if (joins_short_rows(p, points, plan)) return ShuffleRule::IfCheap;
+    // Deinterleaves by 2 of units of 2 bytes or more whose two phases are adjacent output rows
+    // (D2S NHWC C1: a pixel's two block rows), serial, in cache from 24 KiB, on VBMI: one VPERMT2B
+    // of two contiguous tables per 64 output bytes, where the ladder's u16 and u64 rows ran
+    // D2S NHWC u8 C1 at 0.36-0.55 of memcpy at 128 KiB-2 MiB. The shuffle forced by wisdom (the two
+    // alternating, min of 3): u8 0.64-0.88x the time at 128 KiB-2 MiB, f32 0.77-0.96x; at 32 KiB
+    // 0.92-1.00x (Intel Xeon VM of model 0xcf).
+    const bool phase_rows = best_shuffle_isa() == ShuffleIsa::Vbmi && !beyond_cache && p.bytes >= kJoinRowsMinBytes &&
+                            step0 == 2 && w >= 2 && d1.extent == 2 && d1.in_stride == 1 && d1.out_stride == d0.extent;
+    if (phase_rows) return ShuffleRule::IfCheap;
     if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
     if (beyond_cache) {
         // Serial plans from stream_serial_shuffle_min_bytes, confirmed per CPU model: the ladder's

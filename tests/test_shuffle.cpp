@@ -318,6 +318,32 @@ TEST(Shuffle, TheRulesTakeChunkGathersInCache) {
     }
 }
 
+// Deinterleaves by 2 of 2- and 8-byte units whose phases are adjacent output rows (D2S NHWC C1 of
+// bytes and f32) take the shuffle serially in cache from 24 KiB on AVX-512 VBMI, and copy right;
+// under 24 KiB, on 2 threads past parallel_min_bytes, and on other paths the ladder keeps them.
+TEST(Shuffle, TheRulesTakePhaseRowDeinterleavesOnVbmi) {
+    const bool vbmi = spacedepth::detail::best_shuffle_isa() == ShuffleIsa::Vbmi;
+    const int64_t parallel_min = spacedepth::detail::switch_points().parallel_min_bytes;
+    struct Case {
+        DType dtype;
+        int64_t side;  // of the output
+        int threads;
+    };
+    for (const Case k : {Case{DType::UInt8, 90, 1}, Case{DType::UInt8, 362, 1}, Case{DType::Float32, 182, 1},
+                         Case{DType::UInt8, 1024, 2}}) {
+        int64_t bytes = 0;
+        const spacedepth::detail::KernelPlan plan =
+            planned_and_checked({{Op::DepthToSpace, Block(2), Order::DCR, k.threads},
+                                 k.dtype,
+                                 Layout::NHWC,
+                                 {1, 4, k.side / 2, k.side / 2}},
+                                &bytes);
+        const bool serial = k.threads == 1 || bytes < parallel_min;
+        EXPECT_EQ(plan.family == spacedepth::KernelFamily::Shuffle, vbmi && serial && bytes >= (24 << 10))
+            << bytes << " bytes, " << k.threads << " thread(s): " << spacedepth::detail::describe_plan(plan);
+    }
+}
+
 // Windows that fill their vectors and leave a row a tail, which runs as its own vectors: D2S NHWC
 // CRD u8 C3 b2 pixels of 6 output bytes, 209 a row, in windows of 10 (60 bytes, one VBMI vector)
 // or 5 (30 bytes, one AVX2 vector) and a tail of 9 or 4 pixels; the output is the reference's.

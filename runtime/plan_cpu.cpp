@@ -541,6 +541,14 @@ enum class ShuffleRule { None, Tiny, IfCheap, PixelsIfCheap, Streaming };
 // KiB: at 30 KiB the matrix's NCHW rows it takes ran 0.59-0.95x the time, at 4-16 KiB 0.75-2.3x
 // (D2S f32 C64 at 16 KiB 2.2x: the ladder's u32 rows were at 0.44 of memcpy already).
 constexpr int64_t kJoinRowsMinBytes = 24 << 10;
+
+// Planes interleaved (DepthToSpace NCHW): slot 0 steps over whole rows of slot 1, rows of under
+// `max_row_bytes` each.
+bool planes_interleaved(const ViewDim &d0, const ViewDim &d1, int64_t width, int64_t max_row_bytes) {
+    return d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 && d1.out_stride == d0.extent &&
+           magnitude(d0.in_stride) >= d1.extent && d1.extent * width < max_row_bytes;
+}
+
 bool joins_short_rows(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
     const bool ladder_plan = plan.family == KernelFamily::General || plan.family == KernelFamily::Small;
     if (!ladder_plan || plan.parallel || p.bytes < kJoinRowsMinBytes || p.bytes >= points.stream_min_bytes ||
@@ -551,9 +559,7 @@ bool joins_short_rows(const Problem &p, const SwitchPoints &points, const Kernel
     const int64_t w = plan.width, step0 = magnitude(d0.in_stride);
     const bool s2d_rows = step0 > 1 && step0 <= 8 && d1.in_stride == 1 && d1.extent == step0 &&
                           d1.out_stride > d0.extent && d0.extent * w < 64;
-    const bool d2s_planes = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&
-                            d1.out_stride == d0.extent && step0 >= d1.extent && d1.extent * w <= 32;
-    return s2d_rows || d2s_planes;
+    return s2d_rows || planes_interleaved(d0, d1, w, 33);  // D2S rows of at most 32 bytes
 }
 constexpr int64_t kChunkGatherMinBytes = 8 << 10;
 ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
@@ -590,9 +596,7 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     if (plan.parallel && (!beyond_cache || p.bytes < points.stream_parallel_min_bytes)) return ShuffleRule::None;
     // Planes: slot 0 steps over whole rows of slot 1. Deinterleaves: by 2 to 8, the ladder's
     // deinterleave rows (its CRD transposes, stepping 9-16, stay with it).
-    const bool planes_interleaved = d0.extent <= ladder::kMaxUnrolledExtent && d1.in_stride == 1 &&
-                                    d1.out_stride == d0.extent && step0 >= d1.extent &&
-                                    d1.extent * w < ladder::x86_narrowest_block_bytes(plan.width);
+    const bool planes = planes_interleaved(d0, d1, w, ladder::x86_narrowest_block_bytes(plan.width));
     const bool short_deinterleave =
         step0 > 1 && step0 <= 8 && d1.in_stride != 1 && d0_bytes <= ladder::x86_narrowest_row_bytes(plan.width);
     const bool pixel_transpose = step0 != 1 && d0.extent <= 4 && step0 * w <= 12;
@@ -623,7 +627,7 @@ ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const Ker
     const bool phase_rows = best_shuffle_isa() == ShuffleIsa::Vbmi && !beyond_cache && p.bytes >= kJoinRowsMinBytes &&
                             step0 == 2 && w >= 2 && d1.extent == 2 && d1.in_stride == 1 && d1.out_stride == d0.extent;
     if (phase_rows) return ShuffleRule::IfCheap;
-    if (!planes_interleaved && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
+    if (!planes && !short_deinterleave && !pixel_transpose) return ShuffleRule::None;
     if (beyond_cache) {
         // Serial plans from stream_serial_shuffle_min_bytes, confirmed per CPU model: the ladder's
         // twin kept NHWC CRD f32 C3 ahead on the AMD EPYC VM; on the Intel Xeon VM MEASURE chose

@@ -617,16 +617,18 @@ void BM_fixed_cost(benchmark::State &state, int variant) {
     finish(state, 64);
 }
 
-// Small tensors: every case of the matrix at 4, 16 and 32 KiB, 1 thread, through a plan and
-// one-shot, each row with its own memcpy yardstick. Named plan/<case>/... and oneshot/<case>/...,
-// apart from the matrix's spacedepth rows (`make bench-plan` runs these and fixed_cost alone).
+// Small tensors: every case of the matrix from 256 B to 32 KiB through a plan, and at 4, 16 and
+// 32 KiB one-shot, 1 thread, each row with its own memcpy yardstick. Named plan/<case>/... and
+// oneshot/<case>/..., apart from the matrix's spacedepth rows (`make bench-plan` runs these and
+// fixed_cost alone).
 void register_small_tensors() {
-    for (int64_t size : {4 << 10, 16 << 10, 32 << 10}) {
+    for (int64_t size : {256, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10}) {
         for (const Case &c : bench::all_cases()) {
             benchmark::RegisterBenchmark(("plan/" + c.name).c_str(), BM_spacedepth, c)
                 ->Args({size, 1})
                 ->ArgNames({"bytes", "threads"})
                 ->UseRealTime();
+            if (size < (4 << 10) || size == (8 << 10)) continue;
             benchmark::RegisterBenchmark(("oneshot/" + c.name).c_str(), BM_oneshot, c)
                 ->Args({size, 1})
                 ->ArgNames({"bytes", "threads"})

@@ -46,7 +46,7 @@ std::vector<Case> model_cases();
 std::vector<Case> rank_cases();
 
 // Tensor sizes (bytes of one tensor): in L2 (128 KiB, and 512 KiB of a 1 MiB L2), in L3, and
-// well beyond the caches. The smaller ones (4, 16 and 32 KiB) are the plan/ and oneshot/ rows.
+// well beyond the caches. The smaller ones (256 B to 32 KiB) are the plan/ and oneshot/ rows.
 constexpr int64_t kSizes[] = {128 << 10, 512 << 10, 2 << 20, 64 << 20};
 
 }  // namespace bench

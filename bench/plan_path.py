@@ -4,8 +4,8 @@
 Runs the harness's fixed_cost rows (a 64-byte D2S NHWC DCR f32 call, 1 thread: through a plan,
 one-shot repeating one call, one-shot planned on every call, XNNPACK's xnn_run_operator, and a
 64-byte memcpy) as interleaved repetitions, then the
-plan/ and oneshot/ rows (every case of the matrix at 4, 16 and 32 KiB, 1 thread, each against
-its own memcpy). With --before BENCH (a harness built from an earlier commit) its one-shot
+plan/ rows (every case of the matrix at 256 B to 32 KiB, 1 thread, each against its own memcpy)
+and the oneshot/ rows (the same at 4, 16 and 32 KiB). With --before BENCH (a harness built from an earlier commit) its one-shot
 fixed cost is measured in the same run, alternating with this build's. Writes
 bench/plan_path.json (the raw rows) and bench/plan_path.md, the section bench/results_table.py
 includes in bench/RESULTS.md.
@@ -21,6 +21,8 @@ from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_TARGETS = {4 << 10: 0.3, 16 << 10: 0.5}  # through a plan, every case (32 KiB: reported)
+FLOOR_SIZES, FLOOR = (1 << 10, 16 << 10), 0.1  # every call of 1-16 KiB at >= 0.1 of memcpy
+TINY_SIZES = (256, 1 << 10)  # calls of 256 B-1 KiB at most twice the 64-byte call through a plan
 FIXED_LABELS = {
     "plan": "spacedepth, through a plan (`sd_plan_run`)",
     "oneshot": "spacedepth, one-shot (`sd_run`), the same call again (its plan in the per-thread cache)",
@@ -69,17 +71,23 @@ def fixed_costs(bench, before, rounds):
     return ctx, {k: statistics.median(v) for k, v in samples.items()}, {k: (min(v), max(v)) for k, v in samples.items()}
 
 
+def size_name(size):
+    return f"{size >> 10} KiB" if size >= 1024 else f"{size} B"
+
+
 def small_ratios(bench):
     data = run_bench(bench, "--benchmark_filter=^(plan|oneshot)/", "--benchmark_min_time=0.05")
-    ratios = {}  # (path, case, bytes) -> ratio to the row's memcpy
+    ratios, ns = {}, {}  # (path, case, bytes) -> ratio to the row's memcpy, ns per call
     for b in data["benchmarks"]:
         m = re.match(r"(plan|oneshot)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
         if m and not b.get("error_occurred") and b.get("memcpy_gbps"):
-            ratios[(m.group(1), m.group(2), int(m.group(3)))] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
-    return data["context"], ratios
+            key = (m.group(1), m.group(2), int(m.group(3)))
+            ratios[key] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
+            ns[key] = b["real_time"]
+    return data["context"], ratios, ns
 
 
-def render(ctx, fixed, spread, ratios, before_label):
+def render(ctx, fixed, spread, ratios, ns, before_label):
     date = datetime.date.today().isoformat()
     lines = ["## Per-call cost and small tensors (`make bench-plan`)", "",
              f"bench/plan_path.py, {date}, {ctx.get('host_name')}: {ctx.get('cpu_model', 'CPU not recorded')}, "
@@ -102,20 +110,24 @@ def render(ctx, fixed, spread, ratios, before_label):
               "planned on every call (the cost every call paid before plans).", ""]
     for size in sizes:
         for path in ("plan", "oneshot"):
-            rs = sorted(ratios[(path, c, size)] for c in cases if (path, c, size) in ratios)
+            keys = [(path, c, size) for c in cases if (path, c, size) in ratios]
+            rs = sorted(ratios[k] for k in keys)
             if not rs:
                 continue
-            target = SMALL_TARGETS.get(size)
-            meet = f"; {sum(r >= target for r in rs)} of {len(rs)} at >= {target}" if target else ""
-            lines.append(f"- {size >> 10} KiB, {path}: median {rs[len(rs) // 2]:.2f}, worst {rs[0]:.2f}{meet}.")
-    lines += ["", "| case | " + " | ".join(f"{s >> 10} KiB plan | one-shot" for s in sizes) + " |",
-              "|---|" + "---|---|" * len(sizes)]
+            meet = ""
+            for target in [SMALL_TARGETS.get(size)] + [FLOOR] * (path == "plan" and FLOOR_SIZES[0] <= size <= FLOOR_SIZES[1]):
+                meet += f"; {sum(r >= target for r in rs)} of {len(rs)} at >= {target}" if target else ""
+            if path == "plan" and size in TINY_SIZES and "plan" in fixed and ns:
+                limit = 2 * fixed["plan"]
+                meet += (f"; {sum(ns[k] <= limit for k in keys)} of {len(rs)} calls within {limit:.0f} ns (twice the "
+                         f"64-byte call), the slowest {max(ns[k] for k in keys):.0f} ns")
+            lines.append(f"- {size_name(size)}, {path}: median {rs[len(rs) // 2]:.2f}, worst {rs[0]:.2f}{meet}.")
+    columns = [("plan", s) for s in sizes] + [("oneshot", s) for s in sizes if any(k[0] == "oneshot" and k[2] == s
+                                                                                  for k in ratios)]
+    lines += ["", "| case | " + " | ".join(f"{size_name(s)} {'plan' if p == 'plan' else 'one-shot'}"
+                                          for p, s in columns) + " |", "|---|" + "---|" * len(columns)]
     for c in cases:
-        cells = []
-        for s in sizes:
-            for path in ("plan", "oneshot"):
-                r = ratios.get((path, c, s))
-                cells.append(f"{r:.2f}" if r is not None else "–")
+        cells = [f"{ratios[(p, c, s)]:.2f}" if (p, c, s) in ratios else "–" for p, s in columns]
         lines.append(f"| {c} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -135,13 +147,15 @@ def main():
         ctx, fixed, args.before_label = data["context"], data["fixed_cost_ns"], data.get("before_label", "")
         spread = {k: tuple(v) for k, v in data["fixed_cost_range_ns"].items()}
         ratios = {(r["path"], r["case"], r["bytes"]): r["ratio"] for r in data["small"]}
+        ns = {(r["path"], r["case"], r["bytes"]): r["ns"] for r in data["small"] if "ns" in r}
     else:
         ctx, fixed, spread = fixed_costs(args.bench, args.before, args.rounds)
-        _, ratios = small_ratios(args.bench)
+        _, ratios, ns = small_ratios(args.bench)
         json.dump({"context": ctx, "fixed_cost_ns": fixed, "fixed_cost_range_ns": spread, "before_label": args.before_label,
-                   "small": [{"path": p, "case": c, "bytes": s, "ratio": r} for (p, c, s), r in sorted(ratios.items())]},
+                   "small": [{"path": p, "case": c, "bytes": s, "ratio": r, "ns": ns[(p, c, s)]}
+                             for (p, c, s), r in sorted(ratios.items())]},
                   open(args.json, "w"), indent=1)
-    open(args.out, "w").write(render(ctx, fixed, spread, ratios, args.before_label))
+    open(args.out, "w").write(render(ctx, fixed, spread, ratios, ns, args.before_label))
     print(f"wrote {args.out} and {args.json}")
 
 

@@ -26,8 +26,9 @@ sd_tensor to_c(const Tensor &t) {
     c.dtype = static_cast<sd_dtype>(t.dtype);
     c.layout = static_cast<sd_layout>(t.layout);
     c.ndim = t.dims.ndim();
-    std::copy(t.dims.begin(), t.dims.end(), c.dims);
-    std::copy(t.strides.begin(), t.strides.end(), c.strides);
+    // All SD_MAX_NDIM entries (those past ndim are ignored): a copy of constant size, no memmove.
+    std::copy_n(t.dims.data(), SD_MAX_NDIM, c.dims);
+    std::copy_n(t.strides.data(), SD_MAX_NDIM, c.strides);
     return c;
 }
 

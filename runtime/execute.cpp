@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <utility>
@@ -53,6 +54,14 @@ void ensure_pool_threads(int threads) {
         halide_set_num_threads(current);  // never shrink what another caller set
     }
 }
+
+// A kernel call's dims, left uninitialised until filled: halide_dimension_t's constructor zeroes
+// each one, and the two arrays' zeroing (two `rep stos`) took 40 % of execute's time in a 64-byte
+// call through a plan (Intel Xeon VM of model 0xcf).
+union KernelDims {
+    KernelDims() {}
+    halide_dimension_t dim[kKernelRank];
+};
 
 // A kernel's non-zero return as a status: Halide's out-of-memory codes have their own.
 Status kernel_error(const RegisteredKernel &kernel, int rc, const ErrorSink &sink) {
@@ -227,11 +236,12 @@ Status execute(const Problem &p, const KernelPlan &plan, const RegisteredKernel 
         ensure_pool_threads(p.threads);
     }
 
-    halide_dimension_t in_dims[kKernelRank], out_dims[kKernelRank];
+    KernelDims in_storage, out_storage;
+    halide_dimension_t *const in_dims = in_storage.dim, *const out_dims = out_storage.dim;
     for (int i = 0; i < kKernelRank; i++) {
         const ViewDim d = plan.kernel_dims[i];  // make_kernel_plan() fills all kKernelRank slots
-        in_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.in_stride));
-        out_dims[i] = halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
+        new (&in_dims[i]) halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.in_stride));
+        new (&out_dims[i]) halide_dimension_t(0, static_cast<int32_t>(d.extent), static_cast<int32_t>(d.out_stride));
     }
     const halide_type_t type(halide_type_uint, static_cast<uint8_t>(8 * plan.width));
     uint8_t *const in_base = static_cast<uint8_t *>(const_cast<void *>(in)) + plan.in_offset;

@@ -37,9 +37,13 @@ CallKey key_of(const sd_params &p, const sd_tensor &in, const sd_tensor &out, De
         d->dtype = t->dtype;
         d->layout = t->layout;
         d->ndim = t->ndim;
-        const int n = t->ndim >= 0 && t->ndim <= SD_MAX_NDIM ? t->ndim : 0;  // entries past ndim are ignored
-        std::copy(t->dims, t->dims + n, d->dims);
-        std::copy(t->strides, t->strides + n, d->strides);
+        // Entries past ndim are ignored. A loop of constant count, not std::copy of n entries: the
+        // two memmove calls were 16 % of a cached 64-byte one-shot call.
+        const int n = t->ndim >= 0 && t->ndim <= SD_MAX_NDIM ? t->ndim : 0;
+        for (int i = 0; i < SD_MAX_NDIM; i++) {
+            d->dims[i] = i < n ? t->dims[i] : 0;
+            d->strides[i] = i < n ? t->strides[i] : 0;
+        }
     }
     k.generation = switch_points_generation();
     k.wisdom_generation = wisdom_generation();

@@ -232,6 +232,11 @@ TEST(Validation, NegativeStrides) {
     in.data = reinterpret_cast<void *>(uintptr_t{8});  // 60 bytes of the view lie below address 8
     expect_error({Op::SpaceToDepth, 2}, in, f.out.tensor, SD_ERROR_OVERFLOW,
                  {"input data", "reaches 60 bytes below", "address space"}, &f.out.storage);
+    spacedepth::Tensor low_out = f.out.tensor;
+    low_out.strides = {16, 1, 8, -4};
+    low_out.data = reinterpret_cast<void *>(uintptr_t{8});  // 16 bytes of the view lie below address 8
+    expect_error({Op::SpaceToDepth, 2}, f.in.tensor, low_out, SD_ERROR_OVERFLOW,
+                 {"output data", "reaches 16 bytes below", "address space"});
 
     // Overlap is judged on the bytes a reversed view really spans: an output just below a
     // reversed input's data pointer overlaps it.

@@ -565,12 +565,17 @@ constexpr int64_t kChunkGatherMinBytes = 8 << 10;
 ShuffleRule shuffle_rule(const Problem &p, const SwitchPoints &points, const KernelPlan &plan) {
     // Only over the Halide ladder's plans: the transposes' and the other microkernels' stay (the
     // AVX2 path's D2S NCHW_VECT_C CRD i8 C16 ran 0.12 of memcpy at 128 KiB on the shuffle, 0.63 on
-    // the regroup).
+    // the regroup), but for tiny calls of the regroup's with VBMI: NCHW_VECT_C CRD i8 C16 b2 at 256
+    // B-2 KiB ran 38-173 ns a call on the shuffle, 132-223 on the regroup; with AVX2's shuffle 85-613
+    // (Intel Xeon VM of model 0xcf).
     const bool ladder_plan = plan.family == KernelFamily::General || plan.family == KernelFamily::Small;
-    if (!ladder_plan) return ShuffleRule::None;
+    const bool tiny = p.bytes < points.shuffle_max_bytes && !plan.parallel;
+    const bool tiny_regroup = tiny && plan.family == KernelFamily::Regroup && best_shuffle_isa() == ShuffleIsa::Vbmi;
+    if (!ladder_plan && !tiny_regroup) return ShuffleRule::None;
     const ViewDim &d0 = plan.kernel_dims[0], &d1 = plan.kernel_dims[1];
     const int64_t w = plan.width, d0_bytes = d0.extent * w, step0 = magnitude(d0.in_stride);
-    if (p.bytes < points.shuffle_max_bytes && d0_bytes <= 16 && !plan.parallel) return ShuffleRule::Tiny;
+    if (tiny && d0_bytes <= 16) return ShuffleRule::Tiny;
+    if (!ladder_plan) return ShuffleRule::None;
     // Short runs (slot 0 contiguous, under 16 bytes: NHWC DCR pixels of a few channels) up to
     // four times that: at 4 KiB the ladder's rows of 6-byte runs ran D2S NHWC DCR u8 C3 at
     // 0.10-0.12 of memcpy, the shuffle's windows of whole rows at 0.22-0.26 (S2D 0.12 -> 0.26;

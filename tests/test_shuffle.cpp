@@ -344,6 +344,28 @@ TEST(Shuffle, TheRulesTakePhaseRowDeinterleavesOnVbmi) {
     }
 }
 
+// Tiny NCHW_VECT_C CRD 2 x 2 calls: the shuffle takes them over the regroup on VBMI under
+// shuffle_max_bytes (whole calls in a few vectors); from there, and on the other paths from
+// small_max_bytes, the regroup keeps them. Both ops at 256 B to 4 KiB, checked against the reference.
+TEST(Shuffle, TinyRegroupCallsTakeTheShuffleOnVbmi) {
+    const bool vbmi = spacedepth::detail::best_shuffle_isa() == ShuffleIsa::Vbmi;
+    const spacedepth::detail::SwitchPoints &points = spacedepth::detail::switch_points();
+    for (const Op op : {Op::SpaceToDepth, Op::DepthToSpace}) {
+        for (const int64_t side : {4, 8, 12, 16}) {
+            const Dims in = op == Op::SpaceToDepth ? Dims{1, 16, side, side} : Dims{1, 16, side / 2, side / 2};
+            int64_t bytes = 0;
+            const spacedepth::detail::KernelPlan plan =
+                planned_and_checked({{op, Block(2), Order::CRD, 1}, DType::Int8, Layout::NCHW_VECT_C, in}, &bytes);
+            const bool shuffle = plan.family == spacedepth::KernelFamily::Shuffle;
+            if (vbmi) {
+                EXPECT_EQ(shuffle, bytes < points.shuffle_max_bytes) << bytes << " bytes: " << describe_plan(plan);
+            } else if (bytes >= points.small_max_bytes) {
+                EXPECT_FALSE(shuffle) << bytes << " bytes: " << describe_plan(plan);
+            }
+        }
+    }
+}
+
 // Windows that fill their vectors and leave a row a tail, which runs as its own vectors: D2S NHWC
 // CRD u8 C3 b2 pixels of 6 output bytes, 209 a row, in windows of 10 (60 bytes, one VBMI vector)
 // or 5 (30 bytes, one AVX2 vector) and a tail of 9 or 4 pixels; the output is the reference's.

@@ -193,13 +193,22 @@ bool plane_by_plane(const Problem &p, const SwitchPoints &points, const KernelPl
 // deep pixel's bh*bw runs are handled together, the space tensor sees bh row streams. Measured at
 // 64 MiB, 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead
 // of XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
-// In cache the input's row order is a CPU's matter (plane_by_plane).
+// In cache the input's row order is a CPU's matter (plane_by_plane). A fused layout conversion
+// whose gathered dim 0 is as short as the ladder unrolls (transpose_min_extent and up) takes the
+// input's order too, bringing its dense dim to slot 1 for the transposes: S2D NHWC -> NCHW f32 C16
+// b2 at 16 KiB (rows of 8) left the general kernel for the tile transpose, 1785 -> 622 ns (Intel
+// Xeon VM of model 0xcf).
 void choose_loop_order(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, DimList *dims_io,
                        KernelPlan *plan) {
     DimList &dims = *dims_io;  // in the output's order so far
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
     bool input_order = false;
-    if (dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent > ladder::kMaxUnrolledExtent) {
+    const bool fused_transpose = p.in.layout != p.out.layout && dims.size() > 2 && dims[0].in_stride != 1 &&
+                                 dims[0].extent >= points.transpose_min_extent &&
+                                 std::any_of(dims.begin() + 1, dims.end(), [&](const ViewDim &d) {
+                                     return d.in_stride == 1 && d.extent >= points.transpose_min_extent;
+                                 });
+    if (dims.size() > 2 && dims[0].in_stride != 1 && (dims[0].extent > ladder::kMaxUnrolledExtent || fused_transpose)) {
         input_order = space_is_input && !plane_by_plane(p, points, *plan, dims[0].extent * plan->width);
     } else if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
                dims[0].extent * plan->width >= points.long_run_bytes) {

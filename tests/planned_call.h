@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 
 namespace testing_support {
 
@@ -18,6 +19,7 @@ struct Call {
     spacedepth::DType dtype;
     spacedepth::Layout layout;
     Dims in;
+    std::optional<spacedepth::Layout> out_layout = {};  // a fused layout conversion; else the input's
     Dims out_dims() const {
         return p.op == spacedepth::Op::DepthToSpace
                    ? Dims{in[0], in[1] / (p.block.h * p.block.w), in[2] * p.block.h, in[3] * p.block.w}
@@ -28,7 +30,7 @@ struct Call {
 // The rules' plan for a call, run and checked against the reference; *bytes: the call's.
 inline spacedepth::detail::KernelPlan planned_and_checked(const Call &c, int64_t *bytes) {
     TestTensor in = make_tensor(c.dtype, c.layout, c.in);
-    TestTensor out = make_tensor(c.dtype, c.layout, c.out_dims());
+    TestTensor out = make_tensor(c.dtype, c.out_layout.value_or(c.layout), c.out_dims());
     fill_unique(in, 3);
     spacedepth::detail::Problem problem;
     const sd_tensor cin = as_c(in.tensor), cout = as_c(out.tensor);

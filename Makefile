@@ -151,7 +151,7 @@ BENCH_CONTEXT = --benchmark_context=cpu_model="$$(sed -n 's/^model name[[:space:
 		--benchmark_context=commit="$$(git rev-parse --short HEAD)"
 bench: build
 	@$(VENV)/bin/python -c "import matplotlib" 2>/dev/null || $(VENV)/bin/pip install -q matplotlib
-	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot|plan_modes)/' \
+	@$(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) --benchmark_filter='-^(fixed_cost|plan|oneshot|plan_modes)/|^naive/[^/]+/bytes:[0-9]{3,5}/' \
 		$(BENCH_CONTEXT) --benchmark_out=bench/results.json --benchmark_out_format=json $(BENCH_ARGS)
 	@export SPACEDEPTH_MAX_ISA=avx2; $(BUILD)/bin/spacedepth_bench --benchmark_min_time=$(BENCH_MIN_TIME) \
 		--benchmark_filter='^(model/)?spacedepth/.*/threads:1/' $(BENCH_CONTEXT) \
@@ -160,9 +160,9 @@ bench: build
 	@$(VENV)/bin/python bench/results_table.py bench/results.json --bench $(BUILD)/bin/spacedepth_bench
 	@echo "wrote bench/RESULTS.md and bench/ratio_to_memcpy.png"
 
-# The cost of a call (64 bytes: through a plan, one-shot, XNNPACK, memcpy) and every case at 4, 16
-# and 32 KiB through a plan and one-shot (bench/plan_path.py, about 2 minutes), then bench/RESULTS.md
-# again. BENCH_BEFORE=path/to/an/older/spacedepth_bench adds that build's one-shot fixed cost.
+# The cost of a call (64 bytes: through a plan, one-shot, XNNPACK, memcpy) and every case at 256 B
+# to 32 KiB through a plan, at 4, 16 and 32 KiB one-shot, and to 16 KiB the scalar loop
+# (bench/plan_path.py, about 4 minutes), then bench/RESULTS.md again. BENCH_BEFORE=path/to/an/older/spacedepth_bench adds that build's one-shot fixed cost.
 bench-plan: build
 	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench \
 		$(if $(BENCH_BEFORE),--before $(BENCH_BEFORE) --before-label "$(BENCH_BEFORE_LABEL)")

@@ -618,9 +618,10 @@ void BM_fixed_cost(benchmark::State &state, int variant) {
 }
 
 // Small tensors: every case of the matrix from 256 B to 32 KiB through a plan, and at 4, 16 and
-// 32 KiB one-shot, 1 thread, each row with its own memcpy yardstick. Named plan/<case>/... and
-// oneshot/<case>/..., apart from the matrix's spacedepth rows (`make bench-plan` runs these and
-// fixed_cost alone).
+// 32 KiB one-shot, 1 thread, each row with its own memcpy yardstick; up to 16 KiB also the scalar
+// loop of tests/reference.cpp ("naive/", which no plan may be slower than). Named plan/<case>/...,
+// oneshot/<case>/... and naive/<case>/... at these sizes, apart from the matrix's rows (`make
+// bench-plan` runs these and fixed_cost alone).
 void register_small_tensors() {
     for (int64_t size : {256, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10}) {
         for (const Case &c : bench::all_cases()) {
@@ -628,6 +629,12 @@ void register_small_tensors() {
                 ->Args({size, 1})
                 ->ArgNames({"bytes", "threads"})
                 ->UseRealTime();
+            if (size <= (16 << 10)) {
+                benchmark::RegisterBenchmark(("naive/" + c.name).c_str(), BM_peer<naive_peer>, c)
+                    ->Args({size, 1})
+                    ->ArgNames({"bytes", "threads"})
+                    ->UseRealTime();
+            }
             if (size < (4 << 10) || size == (8 << 10)) continue;
             benchmark::RegisterBenchmark(("oneshot/" + c.name).c_str(), BM_oneshot, c)
                 ->Args({size, 1})

@@ -76,10 +76,10 @@ def size_name(size):
 
 
 def small_ratios(bench):
-    data = run_bench(bench, "--benchmark_filter=^(plan|oneshot)/", "--benchmark_min_time=0.05")
+    data = run_bench(bench, "--benchmark_filter=^(plan|oneshot|naive)/[^/]+/bytes:[0-9]{3,5}/", "--benchmark_min_time=0.05")
     ratios, ns = {}, {}  # (path, case, bytes) -> ratio to the row's memcpy, ns per call
     for b in data["benchmarks"]:
-        m = re.match(r"(plan|oneshot)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
+        m = re.match(r"(plan|oneshot|naive)/([^/]+)/bytes:(\d+)/threads:1", b["name"])
         if m and not b.get("error_occurred") and b.get("memcpy_gbps"):
             key = (m.group(1), m.group(2), int(m.group(3)))
             ratios[key] = b["bytes_per_second"] / 1e9 / b["memcpy_gbps"]
@@ -117,6 +117,10 @@ def render(ctx, fixed, spread, ratios, ns, before_label):
             meet = ""
             for target in [SMALL_TARGETS.get(size)] + [FLOOR] * (path == "plan" and FLOOR_SIZES[0] <= size <= FLOOR_SIZES[1]):
                 meet += f"; {sum(r >= target for r in rs)} of {len(rs)} at >= {target}" if target else ""
+            scalar = [k for k in keys if ("naive",) + k[1:] in ns]
+            if path == "plan" and scalar:
+                slower = sum(ns[k] > ns[("naive",) + k[1:]] for k in scalar)
+                meet += f"; {slower} of {len(scalar)} slower than the scalar loop (tests/reference.cpp)"
             if path == "plan" and size in TINY_SIZES and "plan" in fixed and ns:
                 limit = 2 * fixed["plan"]
                 meet += (f"; {sum(ns[k] <= limit for k in keys)} of {len(rs)} calls within {limit:.0f} ns (twice the "

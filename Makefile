@@ -7,7 +7,7 @@ CMAKE  := $(VENV)/bin/cmake
 CTEST  := $(VENV)/bin/ctest
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-measure bench-peers bench-frameworks clean \
+.PHONY: all setup configure build install test test-host test-arm build-arm arm-mca demo build-demo bench bench-plan bench-instructions bench-measure bench-peers bench-frameworks clean \
         test-asan test-tsan test-large test-frameworks fuzz tune confirm-tuning compare-schedules
 
 all: build
@@ -163,6 +163,15 @@ bench: build
 # The cost of a call (64 bytes: through a plan, one-shot, XNNPACK, memcpy) and every case at 256 B
 # to 32 KiB through a plan, at 4, 16 and 32 KiB one-shot, and to 16 KiB the scalar loop
 # (bench/plan_path.py, about 4 minutes), then bench/RESULTS.md again. BENCH_BEFORE=path/to/an/older/spacedepth_bench adds that build's one-shot fixed cost.
+# The instructions each case's call spends per 64 output bytes at 128 KiB and 2 MiB on the AVX2
+# path, counted by callgrind (bench/instruction_counts.py, about a minute), beside each AVX2 miss
+# in bench/RESULTS.md. Installs valgrind where it is missing (Debian, as root).
+bench-instructions: build
+	@command -v valgrind >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends valgrind; } || { echo "bench-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+	@$(VENV)/bin/python bench/instruction_counts.py --bench $(BUILD)/bin/spacedepth_bench
+	@test ! -f bench/results.json || $(VENV)/bin/python bench/results_table.py bench/results.json
+
 bench-plan: build
 	@$(VENV)/bin/python bench/plan_path.py --bench $(BUILD)/bin/spacedepth_bench \
 		$(if $(BENCH_BEFORE),--before $(BENCH_BEFORE) --before-label "$(BENCH_BEFORE_LABEL)")

@@ -77,6 +77,31 @@ def explain_miss(plan, size, spread):
     return f"{plan_text}: {reason}"
 
 
+def instruction_section(path, misses):
+    """What limits each in-cache miss of the AVX2 path: the instructions its call spends per 64
+    output bytes (bench/instructions.json, callgrind), beside an AVX2 copy loop's."""
+    if not os.path.exists(path):
+        return []
+    data = json.load(open(path))
+    counts = {(r["case"], r["bytes"]): r for r in data["rows"]}
+    rows = [(c, size, r, counts[(c, size)]) for c, size, r in misses if (c, size) in counts]
+    if not rows:
+        return []
+    copy = data["copy_loop_per_64_bytes"]
+    out = [f"What limits each in-cache miss of the AVX2 path: the instructions one call spends per 64 output "
+           f"bytes ({data['counted_by']}, bench/instructions.json of {data['date']}, `make bench-instructions`), "
+           f"beside an AVX2 copy loop's {copy} (two 32-byte loads and two stores, and its loop control), which "
+           "moves L2 data at memcpy's rate on this VM.", "",
+           "| case | size | ratio | instructions per 64 output bytes | x the copy loop | plan |",
+           "|---|---|---|---|---|---|"]
+    for c, size, r, row in sorted(rows, key=lambda x: (x[1], -x[3]["per_64_bytes"])):
+        plan = re.sub(r", dims \([^)]*\)", ", dims", row["plan"])
+        out.append(f"| {c} | {SIZE_LABEL.get(size, size)} | {r:.2f} | {row['per_64_bytes']:.1f} | "
+                   f"{row['per_64_bytes'] / copy:.1f} | {plan} |")
+    out.append("")
+    return out
+
+
 def rerun_dram_misses(bench, misses, out_path):
     """Runs each beyond-cache miss REPEATS more times (same harness, same yardstick) and keeps the
     ratios, so the table can tell the VM's drift from a real shortfall."""
@@ -418,6 +443,8 @@ def main():
     ap.add_argument("--bench", help="the harness binary: print each case's plan and rerun the beyond-cache misses")
     ap.add_argument("--repeats", default=os.path.join(os.path.dirname(__file__), "repeats.json"))
     ap.add_argument("--plans", default=os.path.join(os.path.dirname(__file__), "plans.json"))
+    ap.add_argument("--instructions", default=os.path.join(os.path.dirname(__file__), "instructions.json"),
+                    help="instructions per 64 output bytes of each case on the AVX2 path (make bench-instructions)")
     ap.add_argument("--avx2", default=os.path.join(os.path.dirname(__file__), "results_avx2.json"),
                     help="the harness's spacedepth rows run again with SPACEDEPTH_MAX_ISA=avx2 (make bench)")
     args = ap.parse_args()
@@ -490,11 +517,15 @@ def main():
     if avx2:
         lines += [f"The AVX2 path (`SPACEDEPTH_MAX_ISA=avx2`, kernels: {avx2_ctx.get('kernel_target', '?')}; "
                   "the same harness run again right after, 1 thread):", ""]
+        avx2_misses = []
         for (size, threads), target in TARGETS.items():
             rs = [(c, avx2[(c, size, threads)]) for c in cases if (c, size, threads) in avx2]
             if rs:
-                lines += target_line(SIZE_LABEL.get(size, size) + " (AVX2 path)", size, threads, target, rs)[0]
+                out, misses = target_line(SIZE_LABEL.get(size, size) + " (AVX2 path)", size, threads, target, rs)
+                lines += out
+                avx2_misses += [(c, size, r) for r, c in misses]
         lines.append("")
+        lines += instruction_section(args.instructions, avx2_misses)
     lines += streaming_targets(cases, ratio, stream_ratio, gbps, syard, model, model_stream, ryard)
     # Against peers.
     wins = losses = 0

@@ -194,17 +194,16 @@ bool plane_by_plane(const Problem &p, const SwitchPoints &points, const KernelPl
 // 64 MiB, 1 thread (D2S NHWC DCR f32): C64 b2 11.2 -> 17.2 GB/s, C16 b4 12.5 -> 19.2 GB/s, ahead
 // of XNNPACK (11.8, 18.9); SpaceToDepth already walked its (output) deep side in order.
 // In cache the input's row order is a CPU's matter (plane_by_plane). A fused layout conversion
-// whose gathered dim 0 is as short as the ladder unrolls (transpose_min_extent and up) takes the
-// input's order too, bringing its dense dim to slot 1 for the transposes: S2D NHWC -> NCHW f32 C16
-// b2 at 16 KiB (rows of 8) left the general kernel for the tile transpose, 1785 -> 622 ns (Intel
-// Xeon VM of model 0xcf).
+// whose gathered dim 0 is as short as the ladder unrolls (kFusedTransposeMinRows and up) takes the
+// input's order too, bringing its dense dim to slot 1 for the transposes (choose_family).
+constexpr int64_t kFusedTransposeMinRows = 4;
 void choose_loop_order(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, DimList *dims_io,
                        KernelPlan *plan) {
     DimList &dims = *dims_io;  // in the output's order so far
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
     bool input_order = false;
     const bool fused_transpose = p.in.layout != p.out.layout && dims.size() > 2 && dims[0].in_stride != 1 &&
-                                 dims[0].extent >= points.transpose_min_extent &&
+                                 dims[0].extent >= kFusedTransposeMinRows &&
                                  std::any_of(dims.begin() + 1, dims.end(), [&](const ViewDim &d) {
                                      return d.in_stride == 1 && d.extent >= points.transpose_min_extent;
                                  });
@@ -240,13 +239,23 @@ void fit_kernel_rank(const DimList &dims, KernelPlan *plan) {
 
 // The kernel family. A transpose: the output's dense dim gathers across long input strides
 // (beyond the ladder's deinterleaves, whose shuffles handle small constant strides) while dim 1
-// is the input's dense dim, both long (transpose_min_extent). Small tensors: the small family. A
-// chosen family replaces the rules' one, except a transpose for a view its kernels cannot take:
-// they are built for output slot 0 and input slot 1 dense (permute_copy_generator.cpp).
+// is the input's dense dim, both long (transpose_min_extent); in a fused layout conversion dim 0
+// may be shorter (kFusedTransposeMinRows), on the Halide transpose, whose tiles fit it where the
+// tile transpose runs planes under 8 x 8 as a scalar loop. S2D NHWC -> NCHW f32 C16 b2, the
+// general kernel against the transposes (Intel Xeon VM of model 0xcf, two harness builds
+// alternating, 3 runs): 4 KiB (rows of 4) 315-404 -> 231-238 ns, 8 KiB (rows of 5) 1279-1343 ->
+// 439-465 ns, 16 KiB (rows of 8, the tile) 1770-1905 -> 621-653 ns. With dim 1 short instead (D2S
+// NCHW -> NHWC, 6 input floats a row) the Halide transpose forced by wisdom ran 2.1-2.8x the
+// general kernel's time: dim 1 stays long. Small tensors: the small family. A chosen family
+// replaces the rules' one, except a transpose for a view its kernels cannot take: they are built
+// for output slot 0 and input slot 1 dense (permute_copy_generator.cpp).
 void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const ViewDim &d0 = plan->kernel_dims[0], &d1 = plan->kernel_dims[1];
+    const int64_t min_rows = p.in.layout != p.out.layout ? kFusedTransposeMinRows : points.transpose_min_extent;
+    const bool long_rows = d0.extent >= points.transpose_min_extent;
     if (d0.out_stride == 1 && d0.in_stride > ladder::kMaxDeinterleaveStride &&
-        d0.extent >= points.transpose_min_extent && d1.in_stride == 1 && d1.extent >= points.transpose_min_extent) {
+        d0.extent >= std::min(min_rows, points.transpose_min_extent) && d1.in_stride == 1 &&
+        d1.extent >= points.transpose_min_extent) {
         plan->family = KernelFamily::Transpose;
     }
     if (p.bytes < points.small_max_bytes) {
@@ -258,7 +267,8 @@ void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoic
     // (scratch harness, best of 2 x 7 runs): 16 KiB 0.08 -> 0.26-0.35, 128 KiB 0.50-0.56 ->
     // 0.50-0.57, 2 MiB 0.58-0.64 -> 0.59-0.71; 64 MiB, where its twin streams whole lines (the
     // Halide transpose has no twin), 0.49-0.60 -> 0.82-1.32 (2 threads 0.66-0.86 -> 1.52-1.87).
-    if (plan->family == KernelFamily::Transpose && plan->width == 4 && best_tile_isa() != TileIsa::Scalar) {
+    if (plan->family == KernelFamily::Transpose && plan->width == 4 && long_rows &&
+        best_tile_isa() != TileIsa::Scalar) {
         plan->family = KernelFamily::Tile;
     }
     // The NCHW_VECT_C CRD 2 x 2 regroup (runtime/vect_c_regroup.h) in place of the general

@@ -900,13 +900,18 @@ void print_shape_plans(const std::string &path) {
 // and the rank cases (rank_cases, with their rank and block depth) apart from it.
 nlohmann::json case_json(const Case &c) {
     // The single-thread plan at each size (kernel family and normalised loop nest), which
-    // bench/results_table.py uses to say why a case misses its target.
-    nlohmann::json plans;
+    // bench/results_table.py uses to say why a case misses its target, and the input's logical
+    // dims there (bench/instruction_counts.py makes its tensors from them).
+    nlohmann::json plans, input_dims;
     for (int64_t bytes : bench::kSizes) {
         plans[std::to_string(bytes)] = planned_call(c, bytes, 1);
+        const CaseDims d = case_dims(c, bytes);
+        const Dims &in = c.op == Op::SpaceToDepth ? d.space : d.deep;
+        input_dims[std::to_string(bytes)] = std::vector<int64_t>(in.begin(), in.end());
     }
     nlohmann::json j = bench::describe(c);
     j["plans"] = plans;
+    j["input_dims"] = input_dims;
     return j;
 }
 

@@ -14,7 +14,6 @@ import argparse
 import concurrent.futures
 import datetime
 import json
-import math
 import os
 import re
 import subprocess
@@ -29,19 +28,8 @@ DTYPES = {"uint8": np.uint8, "int8": np.int8, "float16": np.float16, "float32": 
 COPY_LOOP = 4  # an AVX2 copy loop per 64 bytes: two loads and two stores
 
 
-def input_dims(case, size):
-    """The input's logical dims (N, C, H, W), as bench/cases.cpp Case::dims makes them."""
-    elem = np.dtype(DTYPES[case["dtype"]]).itemsize
-    channels, bh, bw = case["channels"], case["bh"], case["bw"]
-    pixels = max(1, size // (elem * channels))
-    side = int(math.pow(pixels, 0.5) + 1e-9)
-    h, w = max(bh, side // bh * bh), max(bw, side // bw * bw)
-    if case["op"] == "space_to_depth":
-        return [1, channels, h, w]
-    return [1, channels * bh * bw, h // bh, w // bw]
-
-
 def array_shape(dims, layout):
+    """A tensor's logical dims (N, C, H, W) as the array of its layout's memory order (tools/array_layout.h)."""
     n, c, h, w = dims
     if layout == "NHWC":
         return (n, h, w, c)
@@ -51,7 +39,7 @@ def array_shape(dims, layout):
 
 
 def count(cli, case, size, workdir):
-    dims = input_dims(case, size)
+    dims = case["input_dims"][str(size)]  # the harness's own (bench/cases.cpp Case::dims)
     dtype = DTYPES[case["dtype"]]
     rng = np.random.default_rng(size)
     data = rng.integers(0, 255, size=int(np.prod(array_shape(dims, case["layout"]))) * np.dtype(dtype).itemsize,

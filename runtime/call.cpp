@@ -88,16 +88,24 @@ Status plan_call(const sd_params &params, const sd_tensor &in, const sd_tensor &
     });
 }
 
+namespace {
+constexpr bool kernel_widths_are_powers_of_two() {
+    for (int w : kKernelWidths) {
+        if ((w & (w - 1)) != 0) return false;
+    }
+    return true;
+}
+static_assert(kernel_widths_are_powers_of_two(), "run_planned checks the addresses' alignment with a mask");
+}  // namespace
+
 Status run_planned(const PlannedCall &planned, const void *in, void *out, const DeviceCall &call) {
     if (Status s = validate_memory(planned.problem, in, out); !s.ok() || planned.problem.empty) {
         return s;
     }
-    // The kernels' widths are powers of two: a mask, not the division (a 64-bit `div` was half of
-    // this function's time in a 64-byte call).
+    // A plan's width is one of kKernelWidths, powers of two: a mask, not a division (a 64-bit `div`
+    // was half of this function's time in a 64-byte call).
     const uintptr_t width = static_cast<uintptr_t>(planned.plan.width);
-    const uintptr_t addresses = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
-    const uintptr_t misaligned = (width & (width - 1)) == 0 ? addresses & (width - 1) : addresses % width;
-    if (misaligned != 0) {
+    if (((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & (width - 1)) != 0) {
         // Addresses the plan's wider element does not fit: plan again for these.
         Problem problem = planned.problem;
         problem.in.data = const_cast<void *>(in);

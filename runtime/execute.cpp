@@ -105,15 +105,19 @@ int run_box(const KernelTasks &t, void *user_context, int64_t x4, int64_t n4, in
     halide_buffer_t in = *t.in, out = *t.out;
     in.host += (x4 * t.in->dim[s4].stride + x5 * t.in->dim[s5].stride) * w;
     out.host += (x4 * t.out->dim[s4].stride + x5 * t.out->dim[s5].stride) * w;
-    halide_dimension_t in_dims[kKernelRank], out_dims[kKernelRank];
+    KernelDims in_storage, out_storage;
+    halide_dimension_t *const in_dims = in_storage.dim, *const out_dims = out_storage.dim;
     int k = 0;
     for (int i = 0; i < kKernelRank; i++) {
         if (extent[i] == 1) continue;
-        in_dims[k] = halide_dimension_t(0, static_cast<int32_t>(extent[i]), t.in->dim[i].stride);
-        out_dims[k] = halide_dimension_t(0, static_cast<int32_t>(extent[i]), t.out->dim[i].stride);
+        new (&in_dims[k]) halide_dimension_t(0, static_cast<int32_t>(extent[i]), t.in->dim[i].stride);
+        new (&out_dims[k]) halide_dimension_t(0, static_cast<int32_t>(extent[i]), t.out->dim[i].stride);
         k++;
     }
-    for (; k < kKernelRank; k++) in_dims[k] = out_dims[k] = halide_dimension_t(0, 1, 0);
+    for (; k < kKernelRank; k++) {
+        new (&in_dims[k]) halide_dimension_t(0, 1, 0);
+        new (&out_dims[k]) halide_dimension_t(0, 1, 0);
+    }
     in.dim = in_dims;
     out.dim = out_dims;
     return t.fn(user_context, &in, false, &out);

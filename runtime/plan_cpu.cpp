@@ -197,16 +197,16 @@ bool plane_by_plane(const Problem &p, const SwitchPoints &points, const KernelPl
 // whose gathered dim 0 is as short as the ladder unrolls (kFusedTransposeMinRows and up) takes the
 // input's order too, bringing its dense dim to slot 1 for the transposes (choose_family).
 constexpr int64_t kFusedTransposeMinRows = 4;
+bool converts_layout(const Problem &p) { return p.in.layout != p.out.layout; }
 void choose_loop_order(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, DimList *dims_io,
                        KernelPlan *plan) {
     DimList &dims = *dims_io;  // in the output's order so far
     const bool space_is_input = p.op == SD_SPACE_TO_DEPTH;
     bool input_order = false;
-    const bool fused_transpose = p.in.layout != p.out.layout && dims.size() > 2 && dims[0].in_stride != 1 &&
-                                 dims[0].extent >= kFusedTransposeMinRows &&
-                                 std::any_of(dims.begin() + 1, dims.end(), [&](const ViewDim &d) {
-                                     return d.in_stride == 1 && d.extent >= points.transpose_min_extent;
-                                 });
+    const bool fused_transpose =
+        converts_layout(p) && dims.size() > 2 && dims[0].in_stride != 1 && dims[0].extent >= kFusedTransposeMinRows &&
+        std::any_of(dims.begin() + 1, dims.end(),
+                    [&](const ViewDim &d) { return d.in_stride == 1 && d.extent >= points.transpose_min_extent; });
     if (dims.size() > 2 && dims[0].in_stride != 1 && (dims[0].extent > ladder::kMaxUnrolledExtent || fused_transpose)) {
         input_order = space_is_input && !plane_by_plane(p, points, *plan, dims[0].extent * plan->width);
     } else if (dims.size() > 2 && dims[0].in_stride == 1 && dims[0].out_stride == 1 &&
@@ -251,11 +251,11 @@ void fit_kernel_rank(const DimList &dims, KernelPlan *plan) {
 // for output slot 0 and input slot 1 dense (permute_copy_generator.cpp).
 void choose_family(const Problem &p, const SwitchPoints &points, const PlanChoice *choice, KernelPlan *plan) {
     const ViewDim &d0 = plan->kernel_dims[0], &d1 = plan->kernel_dims[1];
-    const int64_t min_rows = p.in.layout != p.out.layout ? kFusedTransposeMinRows : points.transpose_min_extent;
+    const int64_t min_rows = converts_layout(p) ? std::min(kFusedTransposeMinRows, points.transpose_min_extent)
+                                                : points.transpose_min_extent;
     const bool long_rows = d0.extent >= points.transpose_min_extent;
-    if (d0.out_stride == 1 && d0.in_stride > ladder::kMaxDeinterleaveStride &&
-        d0.extent >= std::min(min_rows, points.transpose_min_extent) && d1.in_stride == 1 &&
-        d1.extent >= points.transpose_min_extent) {
+    if (d0.out_stride == 1 && d0.in_stride > ladder::kMaxDeinterleaveStride && d0.extent >= min_rows &&
+        d1.in_stride == 1 && d1.extent >= points.transpose_min_extent) {
         plan->family = KernelFamily::Transpose;
     }
     if (p.bytes < points.small_max_bytes) {

@@ -349,16 +349,19 @@ inline bool address_range(const void *data, int64_t low, int64_t span, uintptr_t
                          " data is null but the tensor has " + std::to_string(problem.bytes / problem.elem_bytes) +
                          " elements (rule: null data only with a zero size)");
     }
-    uintptr_t in_lo, in_hi, out_lo, out_hi;
-    const bool in_ok = address_range(in, problem.in_low_bytes, problem.in_span_bytes, &in_lo, &in_hi);
-    if (!in_ok || !address_range(out, problem.out_low_bytes, problem.out_span_bytes, &out_lo, &out_hi)) {
-        const char *which = in_ok ? "output" : "input";
+    const auto wraps = [&](const char *which, const void *data, int64_t low, int64_t span) {
         std::ostringstream m;
-        m << op_label(problem.op) << ": " << which << " data " << (in_ok ? out : in) << " with its strides reaches "
-          << -(in_ok ? problem.out_low_bytes : problem.in_low_bytes) << " bytes below and "
-          << (in_ok ? problem.out_span_bytes : problem.in_span_bytes)
+        m << op_label(problem.op) << ": " << which << " data " << data << " with its strides reaches " << -low
+          << " bytes below and " << span
           << " bytes in all, past the ends of the address space (rule: a tensor's bytes are addressable memory)";
         return error(SD_ERROR_OVERFLOW, m.str());
+    };
+    uintptr_t in_lo, in_hi, out_lo, out_hi;
+    if (!address_range(in, problem.in_low_bytes, problem.in_span_bytes, &in_lo, &in_hi)) {
+        return wraps("input", in, problem.in_low_bytes, problem.in_span_bytes);
+    }
+    if (!address_range(out, problem.out_low_bytes, problem.out_span_bytes, &out_lo, &out_hi)) {
+        return wraps("output", out, problem.out_low_bytes, problem.out_span_bytes);
     }
     std::ostringstream m;
     m << op_label(problem.op) << ": input memory [" << reinterpret_cast<const void *>(in_lo) << ", +"
